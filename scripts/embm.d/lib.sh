@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+# embm: shared helpers of scripts/embm. Sourced, not run.
+
+EMBM_BUILD=${EMBM_BUILD:-$EMBM_TOP/build}
+KSRC=$EMBM_BUILD/linux			# git repo: tag pristine, branch embm
+KTARBALL=${KTARBALL:-/usr/src/linux-source-6.12.tar.xz}
+SERIES_DIR=$EMBM_TOP/scripts/embm.d/series
+CONFIG_DIR=$EMBM_TOP/scripts/embm.d/config
+GUEST_DIR=$EMBM_TOP/scripts/embm.d/guest
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+# Whoever signs the exported patches.
+EMBM_IDENT_NAME="embm developers"
+EMBM_IDENT_EMAIL="embm@example.org"
+
+# Paths of the overlay: everything here goes into the kernel patch.
+OVERLAY_PATHS="Kconfig.embm MAINTAINERS.diff arch include kernel mm tools Documentation"
+
+log()  { printf 'embm: %s\n' "$*" >&2; }
+die()  { printf 'embm: error: %s\n' "$*" >&2; exit 1; }
+need() { command -v "$1" >/dev/null 2>&1 || die "$1 not found; run 'scripts/embm deps'"; }
+
+# Run a command quietly; on failure show the tail of its output.
+quiet() {
+	local out rc
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		tail -n 40 "$out" >&2
+		log "failed ($rc): $*"
+	fi
+	rm -f "$out"
+	return $rc
+}
+
+kgit() { git -C "$KSRC" "$@"; }

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0
+# embm: boot the patched kernel in QEMU (TCG) with a NUMA topology and run
+# a command in a busybox initramfs. Sourced, not run.
+
+RUN_NUMA_DEFAULT="2:1G,2:1G,0:1G"
+
+run_usage() {
+	cat <<'TXT'
+usage: scripts/embm run [OPTIONS] [-- CMD [ARGS]]
+       scripts/embm shell [OPTIONS]
+
+  --kernel y|n|FILE  kernel to boot: y = CONFIG_EMBM=y (default), n = the
+                     CONFIG_EMBM=n build, or a bzImage
+  --numa SPEC        nodes as CPUS:MEM,...; default 2:1G,2:1G,0:1G: node 0
+                     CPUs 0-1 + 1 GiB, node 1 CPUs 2-3 + 1 GiB, node 2 1 GiB
+                     and no CPUs (how a CXL memory expander appears)
+  --add FILE[:PATH]  put FILE into the guest at PATH (default /NAME);
+                     repeatable
+  --append ARGS      extra kernel command line
+  --timeout SECONDS  kill a guest that has not finished (default 900)
+  --log FILE         keep the whole console output in FILE
+  --verbose          show the boot log and all kernel messages
+
+CMD runs under /bin/sh in the guest, in /, with /embm/bin on PATH; the
+default prints the topology.  The exit status is CMD's; 124 when the guest
+was killed after the timeout; 125 when it died without reporting one.
+TXT
+}
+
+# Quote for the guest's sh.
+sh_quote() {
+	local a out=""
+	for a in "$@"; do
+		out="$out '${a//\'/\'\\\'\'}'"
+	done
+	printf '%s\n' "${out# }"
+}
+
+# Megabytes of a size such as 512M or 1G.
+size_mb() {
+	case $1 in
+	*[gG]) echo $((${1%[gG]} * 1024)) ;;
+	*[mM]) echo $((${1%[mM]})) ;;
+	*) return 1 ;;
+	esac
+}
+
+# QEMU arguments for a topology spec; sets RUN_QARGS, RUN_CPUS, RUN_MEM.
+run_numa() {
+	local spec=$1 i=0 cpu=0 n cpus mem mb j d
+	RUN_QARGS=() RUN_CPUS=0 RUN_MEM=0
+	IFS=, read -r -a nodes <<<"$spec"
+	[ ${#nodes[@]} -ge 1 ] || die "--numa: empty spec"
+	for n in "${nodes[@]}"; do
+		cpus=${n%%:*}
+		mem=${n#*:}
+		[[ $cpus =~ ^[0-9]+$ ]] && mb=$(size_mb "$mem") && [ "$mb" -gt 0 ] ||
+			die "--numa: '$n' is not CPUS:SIZE (e.g. 2:1G or 0:512M)"
+		RUN_QARGS+=(-object "memory-backend-ram,id=mem$i,size=${mb}M")
+		if [ "$cpus" -gt 0 ]; then
+			RUN_QARGS+=(-numa "node,nodeid=$i,memdev=mem$i,cpus=$cpu-$((cpu + cpus - 1))")
+		else
+			RUN_QARGS+=(-numa "node,nodeid=$i,memdev=mem$i")
+		fi
+		cpu=$((cpu + cpus))
+		RUN_MEM=$((RUN_MEM + mb))
+		i=$((i + 1))
+	done
+	RUN_CPUS=$cpu
+	[ "$RUN_CPUS" -ge 1 ] || die "--numa: no node has CPUs"
+	# Distances: 10 local, 21 between nodes with CPUs, 30 to a memory-only node.
+	for ((j = 0; j < i; j++)); do
+		for ((n = j + 1; n < i; n++)); do
+			d=21
+			[ "${nodes[j]%%:*}" = 0 ] || [ "${nodes[n]%%:*}" = 0 ] && d=30
+			RUN_QARGS+=(-numa "dist,src=$j,dst=$n,val=$d")
+		done
+	done
+}
+
+# Make the initramfs: busybox, init, guest programs, added files, command.
+run_initramfs() {
+	local out=$1 cmdfile=$2 root=$EMBM_BUILD/initramfs f src dst
+	shift 2
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,embm/bin} || return 1
+	cp /bin/busybox "$root/bin/busybox" || die "busybox-static missing; run 'scripts/embm deps'"
+	cp "$GUEST_DIR/init" "$root/init"
+	for f in "$GUEST_DIR"/*; do
+		[ "$(basename "$f")" = init ] || cp "$f" "$root/embm/bin/"
+	done
+	[ -d "$EMBM_BUILD/guest/bin" ] && cp -r "$EMBM_BUILD/guest/bin/." "$root/embm/bin/"
+	for f in "$@"; do
+		src=${f%%:*}
+		dst=${f#*:}
+		[ "$dst" = "$f" ] && dst=/$(basename "$src")
+		[ -e "$src" ] || die "--add: no such file: $src"
+		mkdir -p "$root/$(dirname "$dst")"
+		cp -r "$src" "$root/$dst"
+	done
+	[ -n "$cmdfile" ] && cp "$cmdfile" "$root/embm/cmd"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+}
+
+# run_guest INTERACTIVE ARGS...: the body of 'run' and 'shell'.
+run_guest() {
+	local interactive=$1 kernel=y numa=$RUN_NUMA_DEFAULT append="" timeout=900
+	local logf="" verbose=0 adds=() cmdfile="" rc initrd tmp
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) kernel=$2; shift 2 ;;
+		--numa) numa=$2; shift 2 ;;
+		--add) adds+=("$2"); shift 2 ;;
+		--append) append="$append $2"; shift 2 ;;
+		--timeout) timeout=$2; shift 2 ;;
+		--log) logf=$2; shift 2 ;;
+		--verbose) verbose=1; shift ;;
+		-h|--help) run_usage; return 0 ;;
+		--) shift; break ;;
+		*) run_usage >&2; die "run: unknown option '$1'" ;;
+		esac
+	done
+	case $kernel in
+	y|n) kernel=$EMBM_BUILD/obj-$kernel/arch/x86/boot/bzImage ;;
+	esac
+	[ -f "$kernel" ] || die "no kernel at $kernel; run 'scripts/embm build'"
+	[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout: not a number of seconds: $timeout"
+	need qemu-system-x86_64
+	run_numa "$numa"
+
+	tmp=$(mktemp -d)
+	if [ "$interactive" = 0 ]; then
+		cmdfile=$tmp/cmd
+		if [ $# -gt 0 ]; then
+			sh_quote "$@" >"$cmdfile"
+		else
+			echo topology >"$cmdfile"
+		fi
+	fi
+	initrd=$tmp/initramfs.cpio.gz
+	run_initramfs "$initrd" "$cmdfile" "${adds[@]}" || die "cannot make the initramfs"
+	# User arguments last, so that e.g. loglevel=7 overrides quiet.
+	if [ "$verbose" = 1 ]; then append=" embm.verbose$append"; else append=" quiet$append"; fi
+	[ -n "$logf" ] || logf=$tmp/console.log
+
+	local qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$RUN_CPUS" -m "${RUN_MEM}M"
+		"${RUN_QARGS[@]}" -kernel "$kernel" -initrd "$initrd" -no-reboot
+		-append "console=ttyS0 panic=-1$append")
+	if [ "$interactive" = 1 ]; then
+		"${qemu[@]}" -nographic
+		rc=$?
+	else
+		timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none \
+			-serial stdio </dev/null 2>&1 | tr -d '\r' | tee "$logf" |
+			grep --line-buffered -v '^EMBM-EXIT '
+		rc=${PIPESTATUS[0]}
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			log "guest did not finish within $timeout s: killed (see --timeout)"
+			rc=124
+		elif grep -q '^EMBM-EXIT [0-9]*$' "$logf"; then
+			rc=$(sed -n 's/^EMBM-EXIT \([0-9]*\)$/\1/p' "$logf" | tail -n 1)
+		else
+			log "guest stopped without reporting an exit status (panic?); qemu said $rc"
+			rc=125
+		fi
+	fi
+	rm -rf "$tmp"
+	return "$rc"
+}
+
+cmd_run() { run_guest 0 "$@"; }
+cmd_shell() { run_guest 1 "$@"; }

@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0
+# embm: every test. Each check prints "ok - NAME" or "FAIL - NAME"; the last
+# line is "N passed, N failed" (", N skipped" when some were). Sourced.
+
+T_PASS=0 T_FAIL=0 T_SKIP=0 T_LOGDIR=""
+
+t_report() {
+	case $1 in
+	ok)   T_PASS=$((T_PASS + 1)); echo "ok - $2" ;;
+	skip) T_SKIP=$((T_SKIP + 1)); echo "skip - $2" ;;
+	*)    T_FAIL=$((T_FAIL + 1)); echo "FAIL - $2" ;;
+	esac
+}
+
+# t_step NAME CMD...: one check; its output goes to a log, shown on failure.
+t_step() {
+	local name=$1 logf t0=$SECONDS
+	shift
+	logf=$T_LOGDIR/$(printf '%03d' $((T_PASS + T_FAIL + T_SKIP))).log
+	if "$@" >"$logf" 2>&1; then
+		t_report ok "$name ($((SECONDS - t0)) s)"
+	else
+		t_report fail "$name"
+		sed 's/^/    | /' "$logf" | tail -n 40
+	fi
+}
+
+# checkpatch.pl --strict with no error, warning or check.
+t_checkpatch() {
+	local out
+	out=$("$KSRC/scripts/checkpatch.pl" --strict --no-tree --root="$KSRC" "$1" 2>&1)
+	echo "$out"
+	grep -q "total: 0 errors, 0 warnings, 0 checks" <<<"$out"
+}
+
+# The combined patch applies with patch -p1 to a fresh unpack of the
+# tarball and gives exactly the tree of branch embm.
+t_patch_applies() {
+	local d
+	d=$(mktemp -d "$EMBM_BUILD/applytest.XXXX")
+	tar -xf "$KTARBALL" -C "$d" || return 1
+	(cd "$d"/linux-source-* && patch -p1 -s --no-backup-if-mismatch <"$EMBM_BUILD/embm.patch") || {
+		rm -rf "$d"; return 1
+	}
+	local f bad=0
+	for f in $(kgit diff --name-only pristine embm); do
+		if ! kgit show "embm:$f" | cmp -s - "$d"/linux-source-*/"$f"; then
+			echo "differs after patch -p1: $f"
+			bad=1
+		fi
+	done
+	rm -rf "$d"
+	return $bad
+}
+
+# The git-am series applies to the pristine tree and ends at branch embm's tree.
+t_git_am() {
+	local wt=$EMBM_BUILD/amtest rc=0
+	kgit worktree remove -f "$wt" >/dev/null 2>&1
+	rm -rf "$wt"
+	kgit worktree add -q --detach "$wt" pristine || return 1
+	git -C "$wt" am -q "$EMBM_BUILD"/patches/*.patch || rc=1
+	if [ $rc = 0 ] && [ "$(git -C "$wt" rev-parse HEAD^{tree})" != "$(kgit rev-parse embm^{tree})" ]; then
+		echo "git am result differs from branch embm"
+		rc=1
+	fi
+	kgit worktree remove -f "$wt"
+	return $rc
+}
+
+# The uapi fallback numbers equal the syscall table's.
+t_syscall_numbers() {
+	local name tbl uapi bad=0
+	for name in embm_start embm_end; do
+		tbl=$(kgit show embm:arch/x86/entry/syscalls/syscall_64.tbl |
+			awk -v n="$name" '$3 == n { print $1 }')
+		uapi=$(awk -v n="__NR_$name" '$1 == "#define" && $2 == n { print $3 }' \
+			"$EMBM_TOP/include/uapi/linux/embm.h")
+		echo "$name: syscall_64.tbl $tbl, linux/embm.h $uapi"
+		[ -n "$tbl" ] && [ "$tbl" = "$uapi" ] || bad=1
+	done
+	return $bad
+}
+
+# Report the results in a guest console log: KUnit cases (KTAP from the
+# boot) and selftest cases (TAP between run-tests markers).
+t_guest_results() {
+	local logf=$1 what=$2 want_kunit=$3 line prog="" n=0 kunit
+	# KUnit: test-case lines are indented; suites are not.
+	kunit=$(sed -n '/KTAP version/,/### embm-test /p' "$logf" |
+		sed 's/^\[[ 0-9.]*\] //' | grep -E '^ +(not )?ok [0-9]+ ')
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		n=$((n + 1))
+		case $line in
+		*"# SKIP"*) t_report skip "kunit: ${line#*ok [0-9]* }" ;;
+		*"not ok"*) t_report fail "kunit: ${line#*ok [0-9]* }" ;;
+		*)          t_report ok "kunit: ${line#*ok [0-9]* }" ;;
+		esac
+	done <<<"$kunit"
+	if [ "$want_kunit" = 1 ] && [ "$n" = 0 ]; then
+		t_report fail "$what: no KUnit test case ran"
+	fi
+	while IFS= read -r line; do
+		case $line in
+		"### embm-test "*) prog=${line#\#\#\# embm-test } ;;
+		"### embm-test-exit "*)
+			set -- $line
+			[ "$4" = 0 ] || [ "$4" = 4 ] || t_report fail "$3: exited $4"
+			prog="" ;;
+		"### embm-dmesg bad") t_report fail "$what: kernel log has warnings/oopses" ;;
+		"### embm-dmesg clean") t_report ok "$what: kernel log clean" ;;
+		"ok "*"# SKIP"*) [ -n "$prog" ] && t_report skip "$prog: ${line#ok [0-9]* }" ;;
+		"ok "*) [ -n "$prog" ] && t_report ok "$prog: ${line#ok [0-9]* }" ;;
+		"not ok "*) [ -n "$prog" ] && t_report fail "$prog: ${line#not ok [0-9]* }" ;;
+		esac
+	done <"$logf"
+	grep -q '^### embm-test-exit ' "$logf" || t_report fail "$what: no selftest reported"
+}
+
+# t_boot NAME KERNEL WANT_KUNIT CMD...: boot, run, report what the guest said.
+t_boot() {
+	local name=$1 kernel=$2 want_kunit=$3 logf=$T_LOGDIR/boot-$1.log t0=$SECONDS rc
+	shift 3
+	run_guest 0 --kernel "$kernel" --timeout 600 --log "$logf" \
+		--append "loglevel=7 kunit.enable=1" -- "$@" >/dev/null 2>"$logf.err"
+	rc=$?
+	if [ $rc -le 1 ]; then
+		t_report ok "$name: guest booted and ran the tests ($((SECONDS - t0)) s)"
+	else
+		t_report fail "$name: guest run ended with $rc"
+		tail -n 30 "$logf" "$logf.err" | sed 's/^/    | /'
+	fi
+	t_guest_results "$logf" "$name" "$want_kunit"
+}
+
+cmd_test() {
+	local t0=$SECONDS
+	cmd_deps
+	T_LOGDIR=$EMBM_BUILD/test-logs
+	rm -rf "$T_LOGDIR" && mkdir -p "$T_LOGDIR"
+	echo "embm test: logs in $T_LOGDIR"
+
+	t_step "the series files cover the overlay" series_check
+	t_step "export the patch and the series" cmd_patch
+	for p in "$EMBM_BUILD"/patches/*.patch "$EMBM_BUILD/embm.patch"; do
+		t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p"
+	done
+	t_step "embm.patch applies with patch -p1 to a fresh linux-source-6.12" t_patch_applies
+	t_step "the series applies with git am" t_git_am
+	t_step "uapi syscall numbers match syscall_64.tbl" t_syscall_numbers
+
+	tree_checkout embm
+	t_step "build CONFIG_EMBM=y (+ KUnit)" build_kernel y
+	t_step "build the selftests (static)" build_guest_progs
+	t_step "build CONFIG_EMBM=n" build_kernel n
+	t_step "embm objects compile under Debian's amd64 config" build_debian_objs
+
+	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
+		t_boot embm-y y 1 run-tests
+	else
+		t_report fail "embm-y: no kernel to boot"
+	fi
+	if [ -f "$EMBM_BUILD/obj-n/arch/x86/boot/bzImage" ]; then
+		t_boot embm-n n 0 run-tests /embm/bin/embm_enosys_test
+	else
+		t_report fail "embm-n: no kernel to boot"
+	fi
+
+	echo "embm test: $((SECONDS - t0)) s"
+	if [ "$T_SKIP" -gt 0 ]; then
+		echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+	else
+		echo "$T_PASS passed, $T_FAIL failed"
+	fi
+	[ "$T_FAIL" = 0 ]
+}

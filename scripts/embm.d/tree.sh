@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0
+# embm: the kernel tree. A git repository at $KSRC holds the pristine
+# linux-source-6.12 (tag "pristine"); the overlay in this repo becomes the
+# patch series on branch "embm", built with git plumbing from the series
+# files in scripts/embm.d/series/. Sourced, not run.
+
+# Unpack linux-source-6.12 into $KSRC once.
+tree_pristine() {
+	[ -d "$KSRC/.git" ] && kgit rev-parse -q --verify pristine >/dev/null && return 0
+	[ -f "$KTARBALL" ] || die "$KTARBALL missing; run 'scripts/embm deps'"
+	local tmp=$EMBM_BUILD/linux.unpack
+	log "unpacking $(basename "$KTARBALL") (once)"
+	rm -rf "$tmp" "$KSRC"
+	mkdir -p "$tmp"
+	tar -xf "$KTARBALL" -C "$tmp" || die "cannot unpack $KTARBALL"
+	mv "$tmp"/linux-source-* "$KSRC" && rmdir "$tmp"
+	# Debian's .gitignore ignores the top level: add with -f.
+	quiet git -C "$KSRC" init -q &&
+	kgit config user.name "$EMBM_IDENT_NAME" &&
+	kgit config user.email "$EMBM_IDENT_EMAIL" &&
+	kgit config gc.auto 0 &&
+	quiet kgit add -f . &&
+	quiet kgit commit -q -m "linux-source-6.12 $(make -s -C "$KSRC" kernelversion)" &&
+	kgit tag pristine || die "cannot make the pristine git tree"
+}
+
+# The series files, in order.
+series_msgs() { ls "$SERIES_DIR"/*.msg; }
+
+# Commit message of a series file: everything before the "Files:" line.
+series_message() {
+	sed '/^Files:$/,$d' "$1"
+	printf '\nSigned-off-by: %s <%s>\n' "$EMBM_IDENT_NAME" "$EMBM_IDENT_EMAIL"
+}
+
+# Overlay files of a series file: the lines after "Files:".
+series_files() { sed '1,/^Files:$/d' "$1" | sed '/^[[:space:]]*$/d; /^#/d'; }
+
+# Every overlay file on disk, relative to the repo top.
+overlay_files() {
+	(cd "$EMBM_TOP" && find $OVERLAY_PATHS -type f 2>/dev/null | LC_ALL=C sort)
+}
+
+# Overlay files named by no series file, and series entries that are missing.
+series_check() {
+	local listed bad=0 f
+	listed=$(for m in $(series_msgs); do series_files "$m"; done | LC_ALL=C sort)
+	for f in $(overlay_files); do
+		grep -qxF "$f" <<<"$listed" || { log "not in any series file: $f"; bad=1; }
+	done
+	for f in $listed; do
+		[ -f "$EMBM_TOP/$f" ] || { log "series names a missing file: $f"; bad=1; }
+	done
+	[ -z "$(uniq -d <<<"$listed")" ] || { log "listed twice: $(uniq -d <<<"$listed")"; bad=1; }
+	return $bad
+}
+
+# Build branch "embm": one commit per series file on top of "pristine".
+# Dates are fixed so unchanged input gives the same commits.
+tree_series() {
+	tree_pristine
+	series_check || die "the series files and the overlay disagree"
+	local index=$EMBM_BUILD/series.index parent m f mode blob tree
+	parent=$(kgit rev-parse pristine) || die "no pristine tree"
+	rm -f "$index"
+	GIT_INDEX_FILE=$index kgit read-tree pristine || die "read-tree failed"
+	for m in $(series_msgs); do
+		for f in $(series_files "$m"); do
+			case $f in
+			*.diff)
+				(cd "$KSRC" && GIT_INDEX_FILE=$index git apply --cached \
+					"$EMBM_TOP/$f") || die "$f does not apply"
+				;;
+			*)
+				mode=100644
+				[ -x "$EMBM_TOP/$f" ] && mode=100755
+				blob=$(kgit hash-object -w --no-filters "$EMBM_TOP/$f") &&
+				GIT_INDEX_FILE=$index kgit update-index --add \
+					--cacheinfo "$mode,$blob,$f" || die "cannot add $f"
+				;;
+			esac
+		done
+		tree=$(GIT_INDEX_FILE=$index kgit write-tree) || die "write-tree failed"
+		parent=$(series_message "$m" |
+			GIT_AUTHOR_NAME=$EMBM_IDENT_NAME GIT_AUTHOR_EMAIL=$EMBM_IDENT_EMAIL \
+			GIT_COMMITTER_NAME=$EMBM_IDENT_NAME GIT_COMMITTER_EMAIL=$EMBM_IDENT_EMAIL \
+			GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
+			kgit commit-tree "$tree" -p "$parent") || die "commit-tree failed for $m"
+	done
+	rm -f "$index"
+	kgit update-ref refs/heads/embm "$parent"
+}
+
+# Make the work tree of $KSRC the given commit, touching only files that
+# differ, so that kbuild rebuilds incrementally.
+tree_checkout() {
+	kgit checkout -q -f --detach "$1" || die "cannot check out $1 in $KSRC"
+}

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the embm_start(2) and embm_end(2) system calls: every errno
+ * they document, and the session life cycle they drive.
+ *
+ * Needs root and a kernel with CONFIG_EMBM; skips otherwise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/embm.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#define MAX_NODES	1024
+#define NOBODY		65534
+
+static long embm_start(pid_t pid, int node)
+{
+	return syscall(__NR_embm_start, pid, node);
+}
+
+static long embm_end(pid_t pid)
+{
+	return syscall(__NR_embm_end, pid);
+}
+
+/* errno of a call that failed, 0 if it succeeded. */
+#define ERRNO_OF(call)	((call) == -1 ? errno : 0)
+
+/* Parse a node list such as "0-1,3" from sysfs into @set; -1 on error. */
+static int read_nodelist(const char *path, bool *set)
+{
+	char buf[4096], *p, *end;
+	long a, b;
+	FILE *f;
+
+	memset(set, 0, MAX_NODES * sizeof(*set));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	for (p = buf; *p && *p != '\n'; p = end + (*end == ',')) {
+		a = strtol(p, &end, 10);
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (end == p || a < 0 || b >= MAX_NODES || a > b)
+			return -1;
+		while (a <= b)
+			set[a++] = true;
+	}
+	return 0;
+}
+
+static long read_long(const char *path)
+{
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Keep only the capabilities in @caps (a mask of the first 64). */
+static int set_caps(unsigned long long caps)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {
+		{ .effective = caps, .permitted = caps },
+		{ .effective = caps >> 32, .permitted = caps >> 32 },
+	};
+
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Become nobody, keeping only @caps. */
+static int become_nobody(unsigned long long caps)
+{
+	if (prctl(PR_SET_KEEPCAPS, 1))
+		return -1;
+	if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+		return -1;
+	return set_caps(caps);
+}
+
+/* A child that waits for a byte (or EOF) on @fd, then exits 0. */
+static pid_t spawn_waiter(int *wfd)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+FIXTURE(embm) {
+	pid_t started;		/* pid a test started a session for, or INT_MIN */
+};
+
+FIXTURE_SETUP(embm)
+{
+	self->started = INT_MIN;
+	if (embm_end(EMBM_PID_SYSTEM) && errno == ENOSYS)
+		SKIP(return, "embm syscalls not available (CONFIG_EMBM=n)");
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+	/* A session left running by someone else would fail every test. */
+	ASSERT_NE(EBUSY, ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE)));
+	embm_end(EMBM_PID_SELF);
+}
+
+FIXTURE_TEARDOWN(embm)
+{
+	if (self->started != INT_MIN)
+		embm_end(self->started);
+}
+
+TEST_F(embm, bad_pid_is_einval)
+{
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(-2, EMBM_NODE_NONE)));
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(INT_MIN, EMBM_NODE_NONE)));
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_end(-2)));
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_end(INT_MIN)));
+}
+
+TEST_F(embm, bad_node_is_einval)
+{
+	bool possible[MAX_NODES], memory[MAX_NODES];
+	int n, last = 0;
+
+	ASSERT_EQ(0, read_nodelist("/sys/devices/system/node/possible", possible));
+	ASSERT_EQ(0, read_nodelist("/sys/devices/system/node/has_memory", memory));
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(EMBM_PID_SELF, -2)));
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(EMBM_PID_SELF, INT_MIN)));
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(EMBM_PID_SELF, INT_MAX)));
+	for (n = 0; n < MAX_NODES; n++) {
+		if (possible[n])
+			last = n;
+		/* Possible but offline or memoryless nodes are refused too. */
+		if (possible[n] && !memory[n])
+			EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(EMBM_PID_SELF, n)));
+	}
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(EMBM_PID_SELF, last + 1)));
+	/* Nothing above may have started a session. */
+	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(EMBM_PID_SELF)));
+}
+
+TEST_F(embm, every_node_with_memory_is_accepted)
+{
+	bool memory[MAX_NODES];
+	int n, seen = 0;
+
+	ASSERT_EQ(0, read_nodelist("/sys/devices/system/node/has_memory", memory));
+	for (n = 0; n < MAX_NODES; n++) {
+		if (!memory[n])
+			continue;
+		seen++;
+		ASSERT_EQ(0, embm_start(EMBM_PID_SELF, n)) TH_LOG("node %d: %m", n);
+		ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+	}
+	ASSERT_LE(1, seen);
+}
+
+TEST_F(embm, unknown_pid_is_esrch)
+{
+	long pid_max = read_long("/proc/sys/kernel/pid_max");
+	pid_t child;
+
+	ASSERT_LT(0, pid_max);
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_start(pid_max, EMBM_NODE_NONE)));
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_start(INT_MAX, EMBM_NODE_NONE)));
+
+	/* A zombie is exiting: refused like a process that is gone. */
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(0);
+	ASSERT_EQ(0, waitid(P_PID, child, NULL, WEXITED | WNOWAIT));
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_start(child, EMBM_NODE_NONE)));
+	ASSERT_EQ(0, reap(child));
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_start(child, EMBM_NODE_NONE)));
+}
+
+TEST_F(embm, kernel_thread_is_einval)
+{
+	char comm[32] = "";
+	FILE *f = fopen("/proc/2/comm", "r");
+
+	if (!f || !fgets(comm, sizeof(comm), f) || strcmp(comm, "kthreadd\n")) {
+		if (f)
+			fclose(f);
+		SKIP(return, "pid 2 is not kthreadd here");
+	}
+	fclose(f);
+	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(2, EMBM_NODE_NONE)));
+}
+
+TEST_F(embm, self_session_life_cycle)
+{
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	self->started = EMBM_PID_SELF;
+	EXPECT_EQ(EBUSY, ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE)));
+	EXPECT_EQ(EBUSY, ERRNO_OF(embm_start(EMBM_PID_SYSTEM, EMBM_NODE_NONE)));
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_end(EMBM_PID_SYSTEM)));
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_end(getppid())));
+	/* The caller's own pid names the same session as 0. */
+	ASSERT_EQ(0, embm_end(getpid()));
+	self->started = INT_MIN;
+	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(EMBM_PID_SELF)));
+	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(EMBM_PID_SYSTEM)));
+	/* An ended session does not block the next one. */
+	ASSERT_EQ(0, embm_start(getpid(), EMBM_NODE_NONE));
+	ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+}
+
+TEST_F(embm, system_wide_session)
+{
+	ASSERT_EQ(0, embm_start(EMBM_PID_SYSTEM, EMBM_NODE_NONE));
+	self->started = EMBM_PID_SYSTEM;
+	EXPECT_EQ(EBUSY, ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE)));
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_end(EMBM_PID_SELF)));
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_end(getpid())));
+	ASSERT_EQ(0, embm_end(EMBM_PID_SYSTEM));
+	self->started = INT_MIN;
+	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(EMBM_PID_SYSTEM)));
+}
+
+TEST_F(embm, other_process_session)
+{
+	int wfd;
+	pid_t child = spawn_waiter(&wfd);
+
+	ASSERT_LT(0, child);
+	ASSERT_EQ(0, embm_start(child, EMBM_NODE_NONE));
+	self->started = child;
+	EXPECT_EQ(ESRCH, ERRNO_OF(embm_end(EMBM_PID_SELF)));
+	EXPECT_EQ(0, embm_end(child));
+	self->started = INT_MIN;
+	close(wfd);
+	EXPECT_EQ(0, reap(child));
+}
+
+TEST_F(embm, end_after_target_was_reaped)
+{
+	int wfd;
+	pid_t child = spawn_waiter(&wfd);
+
+	ASSERT_LT(0, child);
+	ASSERT_EQ(0, embm_start(child, EMBM_NODE_NONE));
+	self->started = child;
+	close(wfd);
+	ASSERT_EQ(0, reap(child));
+	/* The launcher's order: wait for the command, then end by its pid. */
+	EXPECT_EQ(0, embm_end(child));
+	self->started = INT_MIN;
+	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(child)));
+}
+
+TEST_F(embm, no_capability_is_eperm)
+{
+	pid_t child = fork();
+
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		if (become_nobody(0))
+			_exit(2);
+		if (ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE)) != EPERM)
+			_exit(3);
+		if (ERRNO_OF(embm_start(EMBM_PID_SYSTEM, EMBM_NODE_NONE)) != EPERM)
+			_exit(4);
+		if (ERRNO_OF(embm_end(EMBM_PID_SYSTEM)) != EPERM)
+			_exit(5);
+		_exit(0);
+	}
+	EXPECT_EQ(0, reap(child));
+}
+
+TEST_F(embm, perfmon_or_sys_admin_suffices)
+{
+	unsigned long long caps[] = {
+		1ULL << CAP_PERFMON, 1ULL << CAP_SYS_ADMIN,
+	};
+	unsigned int i;
+	pid_t child;
+
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		child = fork();
+		ASSERT_LE(0, child);
+		if (child == 0) {
+			if (become_nobody(caps[i]))
+				_exit(2);
+			if (embm_start(EMBM_PID_SELF, EMBM_NODE_NONE))
+				_exit(3);
+			if (embm_end(EMBM_PID_SELF))
+				_exit(4);
+			_exit(0);
+		}
+		EXPECT_EQ(0, reap(child)) TH_LOG("caps %#llx", caps[i]);
+	}
+}
+
+TEST_F(embm, no_ptrace_access_is_eacces)
+{
+	pid_t child = fork();
+
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		/* CAP_PERFMON, but nobody may not read root's pid 1. */
+		if (become_nobody(1ULL << CAP_PERFMON))
+			_exit(2);
+		if (ERRNO_OF(embm_start(1, EMBM_NODE_NONE)) != EACCES)
+			_exit(3);
+		_exit(0);
+	}
+	EXPECT_EQ(0, reap(child));
+	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(1)));
+}
+
+TEST_HARNESS_MAIN
