@@ -68,6 +68,18 @@ run_numa() {
 	done
 	RUN_CPUS=$cpu
 	[ "$RUN_CPUS" -ge 1 ] || die "--numa: no node has CPUs"
+	# One socket per node with CPUs, so no cache is shared across nodes
+	# (the kernel warns if it is); one CPU a socket if counts differ.
+	local per="" sockets=0
+	for n in "${nodes[@]}"; do
+		cpus=${n%%:*}
+		[ "$cpus" -gt 0 ] || continue
+		sockets=$((sockets + 1))
+		[ -z "$per" ] || [ "$per" = "$cpus" ] || per=1
+		[ -n "$per" ] || per=$cpus
+	done
+	[ $((sockets * per)) = "$RUN_CPUS" ] || sockets=$RUN_CPUS per=1
+	RUN_SMP="$RUN_CPUS,sockets=$sockets,cores=$per,threads=1"
 	# Distances: 10 local, 21 between nodes with CPUs, 30 to a memory-only node.
 	for ((j = 0; j < i; j++)); do
 		for ((n = j + 1; n < i; n++)); do
@@ -144,7 +156,7 @@ run_guest() {
 	if [ "$verbose" = 1 ]; then append=" embm.verbose$append"; else append=" quiet$append"; fi
 	[ -n "$logf" ] || logf=$tmp/console.log
 
-	local qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$RUN_CPUS" -m "${RUN_MEM}M"
+	local qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$RUN_SMP" -m "${RUN_MEM}M"
 		"${RUN_QARGS[@]}" -kernel "$kernel" -initrd "$initrd" -no-reboot
 		-append "console=ttyS0 panic=-1$append")
 	if [ "$interactive" = 1 ]; then
@@ -153,7 +165,7 @@ run_guest() {
 	else
 		timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none \
 			-serial stdio </dev/null 2>&1 | tr -d '\r' | tee "$logf" |
-			grep --line-buffered -v '^EMBM-EXIT '
+			grep --line-buffered -v -e '^EMBM-EXIT ' -e 'reboot: Restarting system'
 		rc=${PIPESTATUS[0]}
 		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 			log "guest did not finish within $timeout s: killed (see --timeout)"

@@ -25,12 +25,42 @@ t_step() {
 	fi
 }
 
-# checkpatch.pl --strict with no error, warning or check.
+# t_checkpatch PATCH [TYPES]: checkpatch.pl --strict with no error, warning
+# or check, ignoring the comma-separated TYPES. Two types are answered by
+# checks of our own instead: ENOSYS (t_no_enosys: selftests must compare
+# errno with ENOSYS, kernel code must never return it) and, for a series
+# patch after the first, FILE_PATH_CHANGES (t_maintainers: the MAINTAINERS
+# entry covers every file the series adds).
 t_checkpatch() {
-	local out
-	out=$("$KSRC/scripts/checkpatch.pl" --strict --no-tree --root="$KSRC" "$1" 2>&1)
+	local out ignore=${2:+--ignore $2}
+	echo "checkpatch.pl --strict $ignore $1"
+	out=$("$KSRC/scripts/checkpatch.pl" --strict --no-tree $ignore "$1" 2>&1)
 	echo "$out"
 	grep -q "total: 0 errors, 0 warnings, 0 checks" <<<"$out"
+}
+
+# No line the series adds to kernel code (not tools/, not Documentation/)
+# mentions ENOSYS.
+t_no_enosys() {
+	! kgit diff pristine embm -- . ':!tools' ':!Documentation' | grep -n '^+.*\bENOSYS\b'
+}
+
+# Every file the series adds matches an F: pattern of the EMBM entry.
+t_maintainers() {
+	local pats f p ok bad=0
+	pats=$(kgit show embm:MAINTAINERS | sed -n '/^EMBM /,/^$/s/^F:[[:space:]]*//p')
+	[ -n "$pats" ] || { echo "no EMBM entry in MAINTAINERS"; return 1; }
+	for f in $(kgit diff --name-only --diff-filter=A pristine embm); do
+		ok=0
+		for p in $pats; do
+			case $p in
+			*/) case $f in "$p"*) ok=1 ;; esac ;;
+			*) case $f in $p) ok=1 ;; esac ;;
+			esac
+		done
+		[ $ok = 1 ] || { echo "not covered by MAINTAINERS: $f"; bad=1; }
+	done
+	return $bad
 }
 
 # The combined patch applies with patch -p1 to a fresh unpack of the
@@ -143,9 +173,19 @@ cmd_test() {
 
 	t_step "the series files cover the overlay" series_check
 	t_step "export the patch and the series" cmd_patch
-	for p in "$EMBM_BUILD"/patches/*.patch "$EMBM_BUILD/embm.patch"; do
-		t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p"
+	local first=1
+	for p in "$EMBM_BUILD"/patches/*.patch; do
+		if [ $first = 1 ]; then
+			t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p" ENOSYS
+		else
+			t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p" ENOSYS,FILE_PATH_CHANGES
+		fi
+		first=0
 	done
+	t_step "checkpatch --strict: embm.patch (the whole change)" t_checkpatch \
+		"$EMBM_BUILD/embm.patch" ENOSYS
+	t_step "no kernel code mentions ENOSYS (checkpatch's rule, kernel side)" t_no_enosys
+	t_step "MAINTAINERS covers every file the series adds" t_maintainers
 	t_step "embm.patch applies with patch -p1 to a fresh linux-source-6.12" t_patch_applies
 	t_step "the series applies with git am" t_git_am
 	t_step "uapi syscall numbers match syscall_64.tbl" t_syscall_numbers

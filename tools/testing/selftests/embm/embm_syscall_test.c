@@ -323,7 +323,7 @@ TEST_F(embm, perfmon_or_sys_admin_suffices)
 	unsigned int i;
 	pid_t child;
 
-	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
 		child = fork();
 		ASSERT_LE(0, child);
 		if (child == 0) {
