@@ -1,13 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * embm internal interface, shared by the files of mm/embm_*.c
+ *
+ * Files and what runs where:
+ *   embm_core.c     session life cycle, the system calls     process
+ *   embm_sampler.c  ksamplingd: events, buffers, drain loop    kthread
+ *   embm_record.c   PERF_RECORD_* parsing                      any
+ *   embm_stats.c    attribution (pfn -> node -> tier), counts  kthread
+ *   embm_hot.c      hot pages: space-saving top-N              kthread
+ *   embm_src_*.c    the sample sources (pebs, ibs, swfault)     process
+ *   embm_proc.c     /proc/embm and the dmesg summary           process
+ *   embm_sysfs.c    knobs under /sys/kernel/mm/embm            process
  */
 #ifndef __MM_EMBM_H
 #define __MM_EMBM_H
 
 #include <linux/mutex.h>
+#include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/types.h>
+
+/* ---- session ---------------------------------------------------------- */
 
 /**
  * enum embm_state - where the one embm session is in its life
@@ -25,26 +38,69 @@ enum embm_state {
 	EMBM_DONE,
 };
 
+/* Sources of samples, in the order the automatic choice tries them. */
+enum embm_source_id {
+	EMBM_SRC_PEBS,
+	EMBM_SRC_IBS,
+	EMBM_SRC_SWFAULT,
+	EMBM_NR_SOURCES,
+	EMBM_SRC_AUTO = EMBM_NR_SOURCES,
+};
+
+/**
+ * struct embm_config - the knobs, as a session starts with them
+ * @source:	  EMBM_SRC_AUTO or the source forced.
+ * @period:	  sample period of loads (or of all samples); 0: the
+ *		  source's default.
+ * @store_period: sample period of stores; 0: the source's default.
+ * @ldlat:	  load-latency threshold in cycles (pebs); 0: no load
+ *		  latency event.
+ * @ring_pages:	  ring-buffer data pages per CPU, a power of two.
+ * @cpu_budget:	  ksamplingd's CPU budget in permille of one CPU; 0: fixed
+ *		  periods.
+ * @hot_pages:	  how many hot pages to keep.
+ */
+struct embm_config {
+	enum embm_source_id source;
+	u64 period;
+	u64 store_period;
+	u32 ldlat;
+	u32 ring_pages;
+	u32 cpu_budget;
+	u32 hot_pages;
+};
+
+struct embm_sampler;
+struct embm_stats;
+
 /**
  * struct embm_session - the one sampling session
  * @state:	see enum embm_state.
+ * @gen:	bumped at each start; work queued for an older session
+ *		checks it and does nothing.
  * @target:	thread-group pid of the target process; NULL for
  *		system-wide sessions.  A reference is held while set.
- * @target_nr:	the target's pid as the starter saw it, for reports;
- *		-1 for system-wide sessions.
+ * @target_nr:	the target's pid as the starter saw it; -1 system-wide.
  * @node:	the node under study, or NUMA_NO_NODE.
  * @start_ns:	ktime_get_ns() at start.
  * @stop_ns:	ktime_get_ns() at end, 0 while running.
+ * @config:	the knobs as the session started with them.
+ * @sampler:	ksamplingd and its events while running, else NULL.
+ * @stats:	the results; kept after the end until the next start.
  *
  * All fields are protected by embm_lock.
  */
 struct embm_session {
 	enum embm_state state;
+	unsigned long gen;
 	struct pid *target;
 	pid_t target_nr;
 	int node;
 	u64 start_ns;
 	u64 stop_ns;
+	struct embm_config config;
+	struct embm_sampler *sampler;
+	struct embm_stats *stats;
 };
 
 extern struct mutex embm_lock;
@@ -53,5 +109,241 @@ extern struct embm_session embm_session;
 int embm_check_node(int node);
 int embm_session_start(pid_t pid, int node);
 int embm_session_end(pid_t pid);
+void embm_session_target_exited(unsigned long gen);
+const char *embm_state_name(enum embm_state state);
+
+/* ---- samples and records ---------------------------------------------- */
+
+/* What a sample says the access was. */
+enum embm_op {
+	EMBM_OP_ANY,		/* unknown: a page fault, or no data source */
+	EMBM_OP_LOAD,
+	EMBM_OP_STORE,
+};
+
+/**
+ * struct embm_sample - what embm keeps of a PERF_RECORD_SAMPLE
+ * @id:		PERF_SAMPLE_IDENTIFIER: which event wrote it.
+ * @pid:	process id (in the initial pid namespace).
+ * @tid:	thread id.
+ * @time:	perf clock.
+ * @addr:	virtual data address, 0 if none.
+ * @cpu:	CPU that took the sample.
+ * @period:	accesses the sample stands for.
+ * @weight:	latency in core cycles, 0 if the source gives none.
+ * @data_src:	perf_mem_data_src bits, 0 if none.
+ * @phys:	physical data address, 0 if none.
+ */
+struct embm_sample {
+	u64 id;
+	u32 pid, tid;
+	u64 time;
+	u64 addr;
+	u32 cpu;
+	u64 period;
+	u64 weight;
+	u64 data_src;
+	u64 phys;
+};
+
+/* The sample_type every embm event uses; sources may add WEIGHT_STRUCT and DATA_SRC. */
+#define EMBM_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
+				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+				 PERF_SAMPLE_PHYS_ADDR)
+#define EMBM_SAMPLE_TYPE_MAX	(EMBM_SAMPLE_TYPE | PERF_SAMPLE_WEIGHT_STRUCT | \
+				 PERF_SAMPLE_DATA_SRC)
+
+u64 embm_record_id(const struct perf_event_header *hdr);
+int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
+		      struct embm_sample *s);
+int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost);
+
+/* ---- sources ------------------------------------------------------------ */
+
+#define EMBM_MAX_EVENTS	8	/* event kinds a source opens on each CPU */
+
+/**
+ * struct embm_event_desc - one kind of event a source opens on every CPU
+ * @name:	for reports, e.g. "loads-local-dram".
+ * @attr:	the attributes; embm fills in disabled, inherit, sample_type
+ *		bits it needs and the period.
+ * @op:		what its samples are, when the event itself says so.
+ * @store:	takes the store period rather than the load period.
+ * @latency_only: its samples add to latency, not to access counts (they
+ *		are also counted by another event).
+ */
+struct embm_event_desc {
+	const char *name;
+	struct perf_event_attr attr;
+	enum embm_op op;
+	bool store;
+	bool latency_only;
+};
+
+/**
+ * struct embm_source - a source of memory-access samples
+ * @name:	  "pebs", "ibs", "swfault".
+ * @period:	  default load (or all-sample) period.
+ * @store_period: default store period.
+ * @period_align: periods are rounded up to a multiple of this (0, 1: any).
+ * @setup:	  fill @descs for this machine and @cfg; return how many or
+ *		  a negative errno and set *@why to a reason that fits in a
+ *		  line.  Called at session start, process context.
+ * @op_of:	  classify a sample as load or store when the event does
+ *		  not say (from its data_src); may be NULL.
+ *
+ * A source that cannot work here fails @setup, or its events fail to be
+ * created; the automatic choice then moves to the next source.
+ */
+struct embm_source {
+	const char *name;
+	u64 period;
+	u64 store_period;
+	u32 period_align;
+	int (*setup)(const struct embm_config *cfg, struct embm_event_desc *descs,
+		     const char **why);
+	enum embm_op (*op_of)(const struct embm_sample *s);
+};
+
+extern const struct embm_source embm_src_pebs;
+extern const struct embm_source embm_src_ibs;
+extern const struct embm_source embm_src_swfault;
+extern const struct embm_source *const embm_sources[EMBM_NR_SOURCES];
+
+int embm_pebs_setup_vfm(u32 vfm, const struct embm_config *cfg,
+			struct embm_event_desc *descs, const char **why);
+int embm_ibs_setup_caps(bool has_ibs, const struct embm_config *cfg,
+			struct embm_event_desc *descs, const char **why);
+enum embm_op embm_op_from_data_src(u64 data_src);
+
+/* ---- attribution and statistics -------------------------------------- */
+
+enum embm_tier {
+	EMBM_TIER_DRAM,		/* DRAM node with CPUs, in the top tier */
+	EMBM_TIER_FAR,		/* memory without CPUs or below the top tier */
+	EMBM_TIER_CXL,		/* memory in a CXL window */
+	EMBM_NR_TIERS,
+};
+
+#define EMBM_LAT_BUCKETS	32	/* log2 buckets of latency in cycles */
+#define EMBM_PAGES_BITS		20	/* distinct-page bitmap: 2^20 bits a node */
+
+/**
+ * struct embm_node_stats - what landed on one memory node
+ * @samples:	samples whose address is on this node.
+ * @loads:	of which loads; @stores: of which stores (the rest unknown).
+ * @accesses:	estimated accesses: the sum of the samples' periods.
+ * @lat_samples:samples with a latency; @lat_sum: their sum, in cycles.
+ * @lat_hist:	latency histogram, bucket i counts [2^i, 2^(i+1)) cycles.
+ * @pages:	linear-counting bitmap of the pfns seen.
+ */
+struct embm_node_stats {
+	u64 samples;
+	u64 loads;
+	u64 stores;
+	u64 accesses;
+	u64 lat_samples;
+	u64 lat_sum;
+	u64 lat_hist[EMBM_LAT_BUCKETS];
+	unsigned long *pages;
+};
+
+struct embm_hot;
+
+/**
+ * struct embm_stats - the results of a session
+ * @lock:	held by ksamplingd while it adds a batch and by readers.
+ * @nr_nodes:	nr_node_ids when the session started.
+ * @tier:	tier of each node, decided at start.
+ * @cpu_node:	the node of each possible CPU, at start.
+ * @node:	per memory node.
+ * @matrix:	samples by CPU node (row) x memory node (column).
+ * @hot:	hot pages.
+ * @samples:	every PERF_RECORD_SAMPLE read.
+ * @no_phys:	samples without a physical address.
+ * @bad_pfn:	samples whose pfn has no struct page.
+ * @lost:	samples perf dropped (PERF_RECORD_LOST).
+ * @throttled:	PERF_RECORD_THROTTLE; @unthrottled: PERF_RECORD_UNTHROTTLE.
+ * @bad_records: records that could not be parsed.
+ * @other:	records of other types.
+ * @period:	the current load period; @store_period: store period.
+ * @period_changes: times the adaptive period moved.
+ * @kthread_ns:	CPU time ksamplingd used.
+ * @source:	the source in use; @why: why it was chosen.
+ * @nr_events:	events open now.
+ * @cpus:	CPUs that had events during the session.
+ */
+struct embm_stats {
+	struct mutex lock;
+	int nr_nodes;
+	u8 *tier;
+	int *cpu_node;
+	struct embm_node_stats *node;
+	u64 *matrix;
+	struct embm_hot *hot;
+	u64 samples;
+	u64 no_phys;
+	u64 bad_pfn;
+	u64 lost;
+	u64 throttled;
+	u64 unthrottled;
+	u64 bad_records;
+	u64 other;
+	u64 period;
+	u64 store_period;
+	u64 period_changes;
+	u64 kthread_ns;
+	const struct embm_source *source;
+	char why[128];
+	unsigned int nr_events;
+	cpumask_var_t cpus;
+};
+
+struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
+void embm_stats_free(struct embm_stats *st);
+enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window);
+void embm_stats_classify_nodes(struct embm_stats *st);
+const char *embm_tier_name(enum embm_tier tier);
+void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
+		      enum embm_op op, bool latency_only);
+u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
+unsigned int embm_lat_bucket(u64 cycles);
+
+/* ---- hot pages ------------------------------------------------------- */
+
+/**
+ * struct embm_hot_page - one entry of the hot-page table
+ * @pfn:	the page.
+ * @count:	its count, an overestimate by at most @error.
+ * @error:	the count of the entry it replaced.
+ */
+struct embm_hot_page {
+	u64 pfn;
+	u64 count;
+	u64 error;
+};
+
+struct embm_hot *embm_hot_alloc(unsigned int capacity);
+void embm_hot_free(struct embm_hot *hot);
+void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight);
+unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
+			  unsigned int max);
+
+/* ---- sampler ------------------------------------------------------------ */
+
+struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
+					const struct embm_config *cfg,
+					struct embm_stats *st);
+void embm_sampler_stop(struct embm_sampler *s);
+int embm_sampler_init(void);
+
+/* ---- interfaces ----------------------------------------------------------- */
+
+extern struct embm_config embm_knobs;
+extern struct mutex embm_knobs_lock;
+void embm_print_summary(const struct embm_session *se);
+int embm_proc_init(void);
+int embm_sysfs_init(void);
 
 #endif /* __MM_EMBM_H */

@@ -28,9 +28,9 @@ t_step() {
 # t_checkpatch PATCH [TYPES]: checkpatch.pl --strict with no error, warning
 # or check, ignoring the comma-separated TYPES. Two types are answered by
 # checks of our own instead: ENOSYS (t_no_enosys: selftests must compare
-# errno with ENOSYS, kernel code must never return it) and, for a series
-# patch after the first, FILE_PATH_CHANGES (t_maintainers: the MAINTAINERS
-# entry covers every file the series adds).
+# errno with ENOSYS, kernel code must never return it) and, for the patches
+# of the series, FILE_PATH_CHANGES (t_maintainers: the MAINTAINERS entry of
+# the series covers every file it adds; the whole patch is checked with it).
 t_checkpatch() {
 	local out ignore=${2:+--ignore $2}
 	echo "checkpatch.pl --strict $ignore $1"
@@ -173,14 +173,8 @@ cmd_test() {
 
 	t_step "the series files cover the overlay" series_check
 	t_step "export the patch and the series" cmd_patch
-	local first=1
 	for p in "$EMBM_BUILD"/patches/*.patch; do
-		if [ $first = 1 ]; then
-			t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p" ENOSYS
-		else
-			t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p" ENOSYS,FILE_PATH_CHANGES
-		fi
-		first=0
+		t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p" ENOSYS,FILE_PATH_CHANGES
 	done
 	t_step "checkpatch --strict: embm.patch (the whole change)" t_checkpatch \
 		"$EMBM_BUILD/embm.patch" ENOSYS

@@ -68,7 +68,7 @@ tree_series() {
 		for f in $(series_files "$m"); do
 			case $f in
 			*.diff)
-				(cd "$KSRC" && GIT_INDEX_FILE=$index git apply --cached \
+				(cd "$KSRC" && GIT_INDEX_FILE=$index git apply --cached --recount \
 					"$EMBM_TOP/$f") || die "$f does not apply"
 				;;
 			*)

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm: hot pages in bounded memory (space-saving)
+ *
+ * Metwally et al.'s space-saving algorithm: @capacity counters; a page not
+ * in the table takes over the smallest counter and inherits its count as
+ * its error.  Any page with more than total/capacity samples is in the
+ * table, and each count overestimates by at most its error.  The counters
+ * form a min-heap (the victim is at the root) and a hash table finds a
+ * page's counter: O(log capacity) a sample, no allocation after setup.
+ * Entries stay in their slots; the heap holds their indices.
+ *
+ * Not locked: one writer (ksamplingd), readers hold embm_stats.lock.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "embm.h"
+
+#define EMBM_HOT_NONE	U32_MAX
+
+/* A counter: its page, where it sits in the heap, the next in its chain. */
+struct embm_hot_entry {
+	struct embm_hot_page page;
+	u32 pos;
+	u32 next;
+};
+
+struct embm_hot {
+	unsigned int capacity;
+	unsigned int used;
+	unsigned int hash_bits;
+	struct embm_hot_entry *entry;	/* stable slots */
+	u32 *heap;			/* entry indices, min-heap on count */
+	u32 *bucket;			/* first entry of each hash chain */
+};
+
+/**
+ * embm_hot_alloc() - a table that keeps @capacity hot pages
+ * @capacity: at least 1
+ *
+ * Context: process; may sleep.
+ * Return: the table or NULL.
+ */
+struct embm_hot *embm_hot_alloc(unsigned int capacity)
+{
+	struct embm_hot *hot;
+	unsigned int i;
+
+	if (!capacity)
+		return NULL;
+	hot = kzalloc(sizeof(*hot), GFP_KERNEL);
+	if (!hot)
+		return NULL;
+	hot->capacity = capacity;
+	hot->hash_bits = ilog2(roundup_pow_of_two(capacity)) + 1;
+	hot->entry = kvcalloc(capacity, sizeof(*hot->entry), GFP_KERNEL);
+	hot->heap = kvcalloc(capacity, sizeof(*hot->heap), GFP_KERNEL);
+	hot->bucket = kvcalloc(1U << hot->hash_bits, sizeof(*hot->bucket), GFP_KERNEL);
+	if (!hot->entry || !hot->heap || !hot->bucket) {
+		embm_hot_free(hot);
+		return NULL;
+	}
+	for (i = 0; i < (1U << hot->hash_bits); i++)
+		hot->bucket[i] = EMBM_HOT_NONE;
+	return hot;
+}
+
+/**
+ * embm_hot_free() - free a table from embm_hot_alloc()
+ * @hot: the table, or NULL
+ */
+void embm_hot_free(struct embm_hot *hot)
+{
+	if (!hot)
+		return;
+	kvfree(hot->entry);
+	kvfree(hot->heap);
+	kvfree(hot->bucket);
+	kfree(hot);
+}
+
+static u64 hot_count(const struct embm_hot *hot, unsigned int pos)
+{
+	return hot->entry[hot->heap[pos]].page.count;
+}
+
+static void hot_swap(struct embm_hot *hot, unsigned int a, unsigned int b)
+{
+	swap(hot->heap[a], hot->heap[b]);
+	hot->entry[hot->heap[a]].pos = a;
+	hot->entry[hot->heap[b]].pos = b;
+}
+
+static void hot_sift_down(struct embm_hot *hot, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < hot->used && hot_count(hot, l) < hot_count(hot, m))
+			m = l;
+		if (r < hot->used && hot_count(hot, r) < hot_count(hot, m))
+			m = r;
+		if (m == i)
+			return;
+		hot_swap(hot, i, m);
+		i = m;
+	}
+}
+
+/* Unlink entry @e from its hash chain. */
+static void hot_unlink(struct embm_hot *hot, u32 e)
+{
+	u32 *link = &hot->bucket[hash_64(hot->entry[e].page.pfn, hot->hash_bits)];
+
+	while (*link != e)
+		link = &hot->entry[*link].next;
+	*link = hot->entry[e].next;
+}
+
+/**
+ * embm_hot_add() - count @weight samples on page @pfn
+ * @hot:    the table
+ * @pfn:    the page
+ * @weight: how many samples
+ *
+ * Context: any but NMI; one caller at a time.
+ */
+void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight)
+{
+	u32 *chain = &hot->bucket[hash_64(pfn, hot->hash_bits)];
+	struct embm_hot_entry *ent;
+	u32 e;
+
+	for (e = *chain; e != EMBM_HOT_NONE; e = hot->entry[e].next) {
+		if (hot->entry[e].page.pfn == pfn) {
+			hot->entry[e].page.count += weight;
+			hot_sift_down(hot, hot->entry[e].pos);
+			return;
+		}
+	}
+
+	if (hot->used < hot->capacity) {
+		/* Counts only grow and weight >= 1 > 0: a new entry at the end
+		 * may be smaller than its parent; move it up.
+		 */
+		unsigned int i = hot->used++;
+
+		e = i;
+		hot->entry[e] = (struct embm_hot_entry){
+			.page = { .pfn = pfn, .count = weight }, .pos = i,
+			.next = *chain,
+		};
+		*chain = e;
+		hot->heap[i] = e;
+		while (i && hot_count(hot, (i - 1) / 2) > hot_count(hot, i)) {
+			hot_swap(hot, i, (i - 1) / 2);
+			i = (i - 1) / 2;
+		}
+		return;
+	}
+
+	/* Take over the smallest counter, at the root. */
+	e = hot->heap[0];
+	ent = &hot->entry[e];
+	hot_unlink(hot, e);
+	ent->page.error = ent->page.count;
+	ent->page.count += weight;
+	ent->page.pfn = pfn;
+	ent->next = *chain;
+	*chain = e;
+	hot_sift_down(hot, 0);
+}
+
+static int hot_cmp_desc(const void *a, const void *b)
+{
+	const struct embm_hot_page *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+}
+
+/**
+ * embm_hot_top() - the hottest pages, hottest first
+ * @hot: the table
+ * @out: room for @max entries
+ * @max: how many to return at most
+ *
+ * Context: process (sorts a copy).
+ * Return: how many entries were written.
+ */
+unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
+			  unsigned int max)
+{
+	struct embm_hot_page *all;
+	unsigned int n = hot->used, i;
+
+	all = kvmalloc_array(max_t(unsigned int, n, 1), sizeof(*all), GFP_KERNEL);
+	if (!all)
+		return 0;
+	for (i = 0; i < n; i++)
+		all[i] = hot->entry[i].page;
+	sort(all, n, sizeof(*all), hot_cmp_desc, NULL);
+	n = min(n, max);
+	memcpy(out, all, n * sizeof(*out));
+	kvfree(all);
+	return n;
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm: /proc/embm/ and the summary in the kernel log
+ *
+ * Every file starts with "version N" (EMBM_PROC_VERSION, bumped when a
+ * layout changes), then one record a line, fields separated by spaces, a
+ * header line naming them.  The node under study comes first and is
+ * marked "*".  Readers take embm_lock, then embm_stats.lock, so that what
+ * they print is one consistent snapshot; process context.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/nodemask.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <uapi/linux/embm.h>
+
+#include "embm.h"
+
+/* Memory nodes of a session, the node under study first. */
+static int embm_node_order(const struct embm_session *se, int *order)
+{
+	const struct embm_stats *st = se->stats;
+	int nid, n = 0;
+
+	if (se->node >= 0 && se->node < st->nr_nodes && st->node[se->node].pages)
+		order[n++] = se->node;
+	for (nid = 0; nid < st->nr_nodes; nid++) {
+		if (st->node[nid].pages && nid != se->node)
+			order[n++] = nid;
+	}
+	return n;
+}
+
+static u64 embm_attributed(const struct embm_stats *st)
+{
+	u64 sum = 0;
+	int nid;
+
+	for (nid = 0; nid < st->nr_nodes; nid++)
+		sum += st->node[nid].samples;
+	return sum;
+}
+
+/* Share of @part in @whole, in hundredths of a percent. */
+static u64 embm_share(u64 part, u64 whole)
+{
+	return whole ? div64_u64(part * 10000, whole) : 0;
+}
+
+static u64 embm_elapsed_ms(const struct embm_session *se)
+{
+	u64 end = se->stop_ns ?: ktime_get_ns();
+
+	return se->start_ns ? div_u64(end - se->start_ns, NSEC_PER_MSEC) : 0;
+}
+
+/* Lock the session and its stats; false (and nothing locked) if none. */
+static bool embm_proc_lock(struct seq_file *m)
+{
+	mutex_lock(&embm_lock);
+	seq_printf(m, "version %d\n", EMBM_PROC_VERSION);
+	if (!embm_session.stats) {
+		seq_printf(m, "state %s\n", embm_state_name(embm_session.state));
+		mutex_unlock(&embm_lock);
+		return false;
+	}
+	mutex_lock(&embm_session.stats->lock);
+	return true;
+}
+
+static void embm_proc_unlock(void)
+{
+	mutex_unlock(&embm_session.stats->lock);
+	mutex_unlock(&embm_lock);
+}
+
+static int embm_status_show(struct seq_file *m, void *v)
+{
+	const struct embm_session *se = &embm_session;
+	const struct embm_stats *st;
+	u64 ms;
+
+	if (!embm_proc_lock(m))
+		return 0;
+	st = se->stats;
+	ms = embm_elapsed_ms(se);
+	seq_printf(m, "state %s\n", embm_state_name(se->state));
+	seq_printf(m, "target %d\n", se->target_nr);
+	seq_printf(m, "node %d\n", se->node);
+	seq_printf(m, "source %s\n", st->source ? st->source->name : "-");
+	seq_printf(m, "source_reason %s\n", st->why);
+	seq_printf(m, "period %llu\n", st->period);
+	seq_printf(m, "store_period %llu\n", st->store_period);
+	seq_printf(m, "period_changes %llu\n", st->period_changes);
+	seq_printf(m, "ldlat %u\n", se->config.ldlat);
+	seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(st->cpus));
+	seq_printf(m, "events %u\n", st->nr_events);
+	seq_printf(m, "elapsed_ms %llu\n", ms);
+	seq_printf(m, "samples %llu\n", st->samples);
+	seq_printf(m, "attributed %llu\n", embm_attributed(st));
+	seq_printf(m, "no_phys %llu\n", st->no_phys);
+	seq_printf(m, "bad_pfn %llu\n", st->bad_pfn);
+	seq_printf(m, "lost %llu\n", st->lost);
+	seq_printf(m, "throttled %llu\n", st->throttled);
+	seq_printf(m, "unthrottled %llu\n", st->unthrottled);
+	seq_printf(m, "bad_records %llu\n", st->bad_records);
+	seq_printf(m, "other_records %llu\n", st->other);
+	seq_printf(m, "ksamplingd_cpu_ms %llu\n", div_u64(st->kthread_ns, NSEC_PER_MSEC));
+	seq_printf(m, "ksamplingd_cpu_permille %llu\n",
+		   ms ? div64_u64(st->kthread_ns, ms * 1000) : 0);
+	embm_proc_unlock();
+	return 0;
+}
+
+static int embm_nodes_show(struct seq_file *m, void *v)
+{
+	const struct embm_session *se = &embm_session;
+	const struct embm_stats *st;
+	int *order, n, i;
+	u64 total;
+
+	if (!embm_proc_lock(m))
+		return 0;
+	st = se->stats;
+	order = kcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
+	if (!order) {
+		embm_proc_unlock();
+		return -ENOMEM;
+	}
+	total = embm_attributed(st);
+	n = embm_node_order(se, order);
+	seq_puts(m, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study\n");
+	for (i = 0; i < n; i++) {
+		const struct embm_node_stats *ns = &st->node[order[i]];
+		u64 share = embm_share(ns->samples, total);
+
+		seq_printf(m, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s\n",
+			   order[i], embm_tier_name(st->tier[order[i]]), ns->samples,
+			   share / 100, share % 100, ns->loads, ns->stores,
+			   ns->accesses, ns->lat_samples,
+			   ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
+			   embm_stats_distinct_pages(ns),
+			   order[i] == se->node ? "*" : "-");
+	}
+	kfree(order);
+	embm_proc_unlock();
+	return 0;
+}
+
+static int embm_latency_show(struct seq_file *m, void *v)
+{
+	const struct embm_session *se = &embm_session;
+	const struct embm_stats *st;
+	int *order, n, i, b;
+
+	if (!embm_proc_lock(m))
+		return 0;
+	st = se->stats;
+	order = kcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
+	if (!order) {
+		embm_proc_unlock();
+		return -ENOMEM;
+	}
+	n = embm_node_order(se, order);
+	seq_puts(m, "node lat_samples");
+	for (b = 0; b < EMBM_LAT_BUCKETS; b++)
+		seq_printf(m, " lt%llu", 2ULL << b);
+	seq_puts(m, "\n");
+	for (i = 0; i < n; i++) {
+		const struct embm_node_stats *ns = &st->node[order[i]];
+
+		seq_printf(m, "%d %llu", order[i], ns->lat_samples);
+		for (b = 0; b < EMBM_LAT_BUCKETS; b++)
+			seq_printf(m, " %llu", ns->lat_hist[b]);
+		seq_puts(m, "\n");
+	}
+	kfree(order);
+	embm_proc_unlock();
+	return 0;
+}
+
+static int embm_matrix_show(struct seq_file *m, void *v)
+{
+	const struct embm_session *se = &embm_session;
+	const struct embm_stats *st;
+	int *order, n, i, row;
+
+	if (!embm_proc_lock(m))
+		return 0;
+	st = se->stats;
+	order = kcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
+	if (!order) {
+		embm_proc_unlock();
+		return -ENOMEM;
+	}
+	n = embm_node_order(se, order);
+	seq_puts(m, "cpu_node");
+	for (i = 0; i < n; i++)
+		seq_printf(m, " mem%d", order[i]);
+	seq_puts(m, "\n");
+	for (row = 0; row < st->nr_nodes; row++) {
+		u64 sum = 0;
+
+		for (i = 0; i < n; i++)
+			sum += st->matrix[row * st->nr_nodes + order[i]];
+		if (!sum && !node_state(row, N_CPU))
+			continue;
+		seq_printf(m, "%d", row);
+		for (i = 0; i < n; i++)
+			seq_printf(m, " %llu", st->matrix[row * st->nr_nodes + order[i]]);
+		seq_puts(m, "\n");
+	}
+	kfree(order);
+	embm_proc_unlock();
+	return 0;
+}
+
+static int embm_hotpages_show(struct seq_file *m, void *v)
+{
+	const struct embm_session *se = &embm_session;
+	struct embm_hot_page *top;
+	const struct embm_stats *st;
+	unsigned int n, i, rank = 0;
+	int pass;
+
+	if (!embm_proc_lock(m))
+		return 0;
+	st = se->stats;
+	top = kvcalloc(se->config.hot_pages, sizeof(*top), GFP_KERNEL);
+	if (!top) {
+		embm_proc_unlock();
+		return -ENOMEM;
+	}
+	n = embm_hot_top(st->hot, top, se->config.hot_pages);
+	seq_puts(m, "rank pfn node tier count error study\n");
+	/* The node under study's pages first, then the others. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			int nid = pfn_valid(top[i].pfn) ? page_to_nid(pfn_to_page(top[i].pfn)) : -1;
+			bool study = nid >= 0 && nid == se->node;
+
+			if (study != !pass)
+				continue;
+			seq_printf(m, "%u %#llx %d %s %llu %llu %s\n", ++rank, top[i].pfn, nid,
+				   nid >= 0 && nid < st->nr_nodes ?
+				   embm_tier_name(st->tier[nid]) : "?",
+				   top[i].count, top[i].error, study ? "*" : "-");
+		}
+	}
+	kvfree(top);
+	embm_proc_unlock();
+	return 0;
+}
+
+/**
+ * embm_print_summary() - the session's results as a table in the kernel log
+ * @se: a session that just ended
+ *
+ * Context: process; embm_lock held.
+ */
+void embm_print_summary(const struct embm_session *se)
+{
+	struct embm_stats *st = se->stats;
+	int *order, n, i;
+	u64 total;
+
+	lockdep_assert_held(&embm_lock);
+	order = kcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
+	if (!order)
+		return;
+	mutex_lock(&st->lock);
+	total = embm_attributed(st);
+	pr_info("session %s: target %d, node %d, %llu ms, source %s, period %llu\n",
+		embm_state_name(se->state), se->target_nr, se->node,
+		embm_elapsed_ms(se), st->source->name, st->period);
+	pr_info("samples %llu, attributed %llu, no address %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
+		st->samples, total, st->no_phys + st->bad_pfn, st->lost,
+		st->throttled, div_u64(st->kthread_ns, NSEC_PER_MSEC));
+	pr_info("  node tier    samples   share    accesses  lat(cyc)     pages\n");
+	n = embm_node_order(se, order);
+	for (i = 0; i < n; i++) {
+		const struct embm_node_stats *ns = &st->node[order[i]];
+		u64 share = embm_share(ns->samples, total);
+
+		pr_info("%c %4d %-4s %10llu %3llu.%02llu%% %11llu %9llu %9llu\n",
+			order[i] == se->node ? '*' : ' ', order[i],
+			embm_tier_name(st->tier[order[i]]), ns->samples,
+			share / 100, share % 100, ns->accesses,
+			ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
+			embm_stats_distinct_pages(ns));
+	}
+	mutex_unlock(&st->lock);
+	kfree(order);
+}
+
+/**
+ * embm_proc_init() - create /proc/embm
+ *
+ * Context: process, at boot.
+ * Return: 0 or -ENOMEM.
+ */
+int embm_proc_init(void)
+{
+	struct proc_dir_entry *dir;
+
+	dir = proc_mkdir("embm", NULL);
+	if (!dir)
+		return -ENOMEM;
+	if (!proc_create_single("status", 0444, dir, embm_status_show) ||
+	    !proc_create_single("nodes", 0444, dir, embm_nodes_show) ||
+	    !proc_create_single("matrix", 0444, dir, embm_matrix_show) ||
+	    !proc_create_single("latency", 0444, dir, embm_latency_show) ||
+	    !proc_create_single("hotpages", 0444, dir, embm_hotpages_show)) {
+		proc_remove(dir);
+		return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm: parsing of the perf records ksamplingd reads
+ *
+ * Pure functions on a record in memory: no locks, any context.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/perf_event.h>
+#include <linux/unaligned.h>
+
+#include "embm.h"
+
+/* Read the next u64 of a record, or fail when it runs past the end. */
+static bool rec_u64(const u8 **p, const u8 *end, u64 *v)
+{
+	if (end - *p < (long)sizeof(u64))
+		return false;
+	*v = get_unaligned((const u64 *)*p);
+	*p += sizeof(u64);
+	return true;
+}
+
+/**
+ * embm_record_id() - the event id of a PERF_RECORD_SAMPLE
+ * @hdr: the record
+ *
+ * Every embm event samples PERF_SAMPLE_IDENTIFIER, which perf writes first
+ * so that the id is found without knowing the event's sample_type.
+ *
+ * Return: the id, or 0 if @hdr is not a sample or too short.
+ */
+u64 embm_record_id(const struct perf_event_header *hdr)
+{
+	const u8 *p = (const u8 *)(hdr + 1), *end = (const u8 *)hdr + hdr->size;
+	u64 id;
+
+	if (hdr->type != PERF_RECORD_SAMPLE || !rec_u64(&p, end, &id))
+		return 0;
+	return id;
+}
+
+/**
+ * embm_parse_sample() - decode a PERF_RECORD_SAMPLE
+ * @hdr:	  the record, hdr->size bytes
+ * @sample_type:  the sample_type of the event that wrote it; only the bits
+ *		  of EMBM_SAMPLE_TYPE_MAX are understood, and IDENTIFIER
+ *		  must be one of them
+ * @s:		  filled in; fields the sample_type lacks are 0
+ *
+ * Return: 0; -EINVAL for a record of another type or an unknown
+ * sample_type bit; -EBADMSG if the record is shorter than its sample_type
+ * says.
+ */
+int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
+		      struct embm_sample *s)
+{
+	const u8 *p = (const u8 *)(hdr + 1), *end = (const u8 *)hdr + hdr->size;
+	u64 v;
+
+	memset(s, 0, sizeof(*s));
+	if (hdr->type != PERF_RECORD_SAMPLE || (sample_type & ~EMBM_SAMPLE_TYPE_MAX) ||
+	    !(sample_type & PERF_SAMPLE_IDENTIFIER))
+		return -EINVAL;
+
+	/* The order is perf_output_sample()'s. */
+	if (!rec_u64(&p, end, &s->id))
+		return -EBADMSG;
+	if (sample_type & PERF_SAMPLE_TID) {
+		if (!rec_u64(&p, end, &v))
+			return -EBADMSG;
+		s->pid = lower_32_bits(v);
+		s->tid = upper_32_bits(v);
+	}
+	if ((sample_type & PERF_SAMPLE_TIME) && !rec_u64(&p, end, &s->time))
+		return -EBADMSG;
+	if ((sample_type & PERF_SAMPLE_ADDR) && !rec_u64(&p, end, &s->addr))
+		return -EBADMSG;
+	if (sample_type & PERF_SAMPLE_CPU) {
+		if (!rec_u64(&p, end, &v))
+			return -EBADMSG;
+		s->cpu = lower_32_bits(v);
+	}
+	if ((sample_type & PERF_SAMPLE_PERIOD) && !rec_u64(&p, end, &s->period))
+		return -EBADMSG;
+	if (sample_type & PERF_SAMPLE_WEIGHT_STRUCT) {
+		if (!rec_u64(&p, end, &v))
+			return -EBADMSG;
+		/* union perf_sample_weight: var1_dw is the latency. */
+		s->weight = ((union perf_sample_weight){ .full = v }).var1_dw;
+	}
+	if ((sample_type & PERF_SAMPLE_DATA_SRC) && !rec_u64(&p, end, &s->data_src))
+		return -EBADMSG;
+	if ((sample_type & PERF_SAMPLE_PHYS_ADDR) && !rec_u64(&p, end, &s->phys))
+		return -EBADMSG;
+	return 0;
+}
+
+/**
+ * embm_parse_lost() - decode a PERF_RECORD_LOST
+ * @hdr:  the record
+ * @lost: set to the number of samples lost
+ *
+ * Return: 0, -EINVAL for a record of another type, -EBADMSG if short.
+ */
+int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost)
+{
+	const u8 *p = (const u8 *)(hdr + 1), *end = (const u8 *)hdr + hdr->size;
+	u64 id;
+
+	if (hdr->type != PERF_RECORD_LOST)
+		return -EINVAL;
+	if (!rec_u64(&p, end, &id) || !rec_u64(&p, end, lost))
+		return -EBADMSG;
+	return 0;
+}

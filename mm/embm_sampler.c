@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm: ksamplingd, the sampler
+ *
+ * At session start embm opens a source's events on every online CPU with
+ * perf_event_create_kernel_counter(): one per CPU and event kind for a
+ * system-wide session, one per CPU, event kind and thread (with inherit,
+ * so later threads and children are followed) for a process.  All events
+ * of a CPU write into that CPU's ring buffer (perf_kernel_rb_attach()).
+ * ksamplingd drains the buffers every EMBM_DRAIN_MS, attributes each
+ * sample, follows CPU hotplug, keeps its own CPU use within a budget by
+ * moving the periods, and notices when the target process exits.
+ *
+ * Contexts: embm_sampler_start/stop() run in process context under
+ * embm_lock.  ksamplingd is a kernel thread; it alone touches the events
+ * and buffers while it runs, and takes embm_stats.lock around each drain.
+ * The CPU hotplug callbacks run in the hotplug thread, under
+ * cpu_hotplug_lock, and only set bits and wake ksamplingd.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/perf_event.h>
+#include <linux/perf_kernel_rb.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "embm.h"
+
+#define EMBM_DRAIN_MS		10	/* how often ksamplingd drains */
+#define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
+#define EMBM_PERIOD_MAX		(1ULL << 40)
+#define EMBM_SCRATCH		4096	/* largest record embm's events write */
+
+/* The events of one CPU and the buffer they share. */
+struct embm_cpu {
+	struct perf_buffer *rb;
+	struct perf_event **events;
+	unsigned int nr_events;
+};
+
+/**
+ * struct embm_sampler - ksamplingd and what it owns
+ * @thread:	 ksamplingd.
+ * @gen:	 the session generation, for embm_session_target_exited().
+ * @target:	 thread-group pid of the target, NULL system-wide.
+ * @src:	 the source in use.
+ * @descs:	 its event kinds.
+ * @nr_descs:	 how many.
+ * @ids:	 event id -> index in @descs, for the samples' IDENTIFIER.
+ * @cpu:	 per possible CPU.
+ * @tasks:	 the target's threads at start, referenced.
+ * @nr_tasks:	 how many.
+ * @cpus_new:	 CPUs that came online; set by the hotplug callback.
+ * @cpus_gone:	 CPUs going offline; likewise.
+ * @st:		 where the counts go.
+ * @cfg:	 the knobs of the session.
+ * @scratch:	 for records that cross a page of a buffer.
+ * @exited:	 ksamplingd saw the target exit.
+ */
+struct embm_sampler {
+	struct task_struct *thread;
+	unsigned long gen;
+	struct pid *target;
+	const struct embm_source *src;
+	struct embm_event_desc descs[EMBM_MAX_EVENTS];
+	int nr_descs;
+	struct xarray ids;
+	struct embm_cpu *cpu;
+	struct task_struct **tasks;
+	unsigned int nr_tasks;
+	cpumask_var_t cpus_new;
+	cpumask_var_t cpus_gone;
+	struct embm_stats *st;
+	struct embm_config cfg;
+	void *scratch;
+	bool exited;
+};
+
+/* The sources, in the order the automatic choice tries them. */
+const struct embm_source *const embm_sources[EMBM_NR_SOURCES] = {
+	[EMBM_SRC_PEBS]		= &embm_src_pebs,
+	[EMBM_SRC_IBS]		= &embm_src_ibs,
+	[EMBM_SRC_SWFAULT]	= &embm_src_swfault,
+};
+
+/*
+ * The running sampler, for the hotplug callbacks.  Written under
+ * cpus_read_lock(), read by the callbacks under the hotplug write lock.
+ */
+static struct embm_sampler *embm_active;
+
+static u64 embm_align_period(const struct embm_sampler *s, u64 period)
+{
+	u32 a = s->src->period_align;
+
+	period = clamp_t(u64, period, 1, EMBM_PERIOD_MAX);
+	return a > 1 ? roundup(period, a) : period;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static int embm_cpu_add_event(struct embm_cpu *c, struct perf_event *event)
+{
+	struct perf_event **ev;
+
+	ev = krealloc_array(c->events, c->nr_events + 1, sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	c->events = ev;
+	c->events[c->nr_events++] = event;
+	return 0;
+}
+
+/* Open descriptor @d on @cpu for @task (NULL: every task) into @c. */
+static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
+			 int cpu, struct task_struct *task)
+{
+	struct perf_event_attr attr = s->descs[d].attr;
+	struct perf_event *event;
+	int err;
+
+	attr.size = sizeof(attr);
+	attr.disabled = 1;
+	attr.inherit = !!task;
+	attr.sample_period = s->descs[d].store ? s->st->store_period : s->st->period;
+	event = perf_event_create_kernel_counter(&attr, cpu, task, NULL, NULL);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+
+	err = perf_kernel_rb_attach(event, c->rb);
+	if (!err)
+		err = xa_err(xa_store(&s->ids, event->id, xa_mk_value(d), GFP_KERNEL));
+	if (!err)
+		err = embm_cpu_add_event(c, event);
+	if (err) {
+		xa_erase(&s->ids, event->id);
+		perf_event_release_kernel(event);
+	}
+	return err;
+}
+
+/* Open every event of @cpu: its buffer, then one per kind (and thread). */
+static int embm_open_cpu(struct embm_sampler *s, int cpu)
+{
+	struct embm_cpu *c = &s->cpu[cpu];
+	unsigned int t;
+	int d, err;
+
+	c->rb = perf_kernel_rb_alloc(s->cfg.ring_pages, cpu);
+	if (IS_ERR(c->rb)) {
+		err = PTR_ERR(c->rb);
+		c->rb = NULL;
+		return err;
+	}
+	for (d = 0; d < s->nr_descs; d++) {
+		if (!s->target) {
+			err = embm_open_one(s, c, d, cpu, NULL);
+			if (err)
+				return err;
+			continue;
+		}
+		for (t = 0; t < s->nr_tasks; t++) {
+			err = embm_open_one(s, c, d, cpu, s->tasks[t]);
+			if (err)
+				return err;
+		}
+	}
+	cpumask_set_cpu(cpu, s->st->cpus);
+	return 0;
+}
+
+static void embm_enable_cpu(struct embm_sampler *s, int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->cpu[cpu].nr_events; i++)
+		perf_event_enable(s->cpu[cpu].events[i]);
+}
+
+static void embm_drain_cpu(struct embm_sampler *s, int cpu);
+
+/* Disable, drain and release everything of @cpu. */
+static void embm_close_cpu(struct embm_sampler *s, int cpu)
+{
+	struct embm_cpu *c = &s->cpu[cpu];
+	unsigned int i;
+
+	for (i = 0; i < c->nr_events; i++)
+		perf_event_disable(c->events[i]);
+	if (c->rb)
+		embm_drain_cpu(s, cpu);
+	for (i = 0; i < c->nr_events; i++) {
+		xa_erase(&s->ids, c->events[i]->id);
+		perf_event_release_kernel(c->events[i]);
+	}
+	kfree(c->events);
+	c->events = NULL;
+	c->nr_events = 0;
+	perf_kernel_rb_put(c->rb);
+	c->rb = NULL;
+}
+
+/* ---- draining ------------------------------------------------------------- */
+
+static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
+{
+	struct embm_sampler *s = arg;
+	struct embm_stats *st = s->st;
+	const struct embm_event_desc *d;
+	struct embm_sample sample;
+	enum embm_op op;
+	void *entry;
+	u64 n;
+
+	switch (hdr->type) {
+	case PERF_RECORD_SAMPLE:
+		entry = xa_load(&s->ids, embm_record_id(hdr));
+		if (!entry) {
+			st->bad_records++;
+			return;
+		}
+		d = &s->descs[xa_to_value(entry)];
+		if (embm_parse_sample(hdr, d->attr.sample_type, &sample)) {
+			st->bad_records++;
+			return;
+		}
+		op = d->op;
+		if (op == EMBM_OP_ANY && s->src->op_of)
+			op = s->src->op_of(&sample);
+		__embm_stats_add(st, &sample, op, d->latency_only);
+		break;
+	case PERF_RECORD_LOST:
+		if (embm_parse_lost(hdr, &n))
+			st->bad_records++;
+		else
+			st->lost += n;
+		break;
+	case PERF_RECORD_THROTTLE:
+		st->throttled++;
+		break;
+	case PERF_RECORD_UNTHROTTLE:
+		st->unthrottled++;
+		break;
+	default:
+		st->other++;
+		break;
+	}
+}
+
+/* Caller holds st->lock. */
+static void embm_drain_cpu(struct embm_sampler *s, int cpu)
+{
+	long ret;
+
+	ret = perf_kernel_rb_read(s->cpu[cpu].rb, embm_drain_record, s,
+				  s->scratch, EMBM_SCRATCH);
+	if (ret < 0)
+		s->st->bad_records++;
+}
+
+static void embm_drain_all(struct embm_sampler *s)
+{
+	int cpu;
+
+	mutex_lock(&s->st->lock);
+	for_each_possible_cpu(cpu) {
+		if (s->cpu[cpu].rb)
+			embm_drain_cpu(s, cpu);
+	}
+	s->st->kthread_ns = s->thread->se.sum_exec_runtime;
+	mutex_unlock(&s->st->lock);
+}
+
+/* ---- ksamplingd ---------------------------------------------------------- */
+
+/* Caller holds st->lock. */
+static void embm_count_events(struct embm_sampler *s)
+{
+	unsigned int nr = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		nr += s->cpu[cpu].nr_events;
+	s->st->nr_events = nr;
+}
+
+/* Follow CPUs that went away or came back (system-wide sessions only). */
+static void ksamplingd_hotplug(struct embm_sampler *s)
+{
+	int cpu;
+
+	for_each_cpu(cpu, s->cpus_gone) {
+		cpumask_clear_cpu(cpu, s->cpus_gone);
+		/* A process's events stay valid: they run where it runs. */
+		if (s->target || !s->cpu[cpu].rb)
+			continue;
+		mutex_lock(&s->st->lock);
+		embm_close_cpu(s, cpu);
+		embm_count_events(s);
+		mutex_unlock(&s->st->lock);
+	}
+	for_each_cpu(cpu, s->cpus_new) {
+		cpumask_clear_cpu(cpu, s->cpus_new);
+		cpus_read_lock();
+		if (cpu_online(cpu) && !s->cpu[cpu].rb) {
+			mutex_lock(&s->st->lock);
+			if (embm_open_cpu(s, cpu))
+				embm_close_cpu(s, cpu);
+			else
+				embm_enable_cpu(s, cpu);
+			embm_count_events(s);
+			mutex_unlock(&s->st->lock);
+		}
+		cpus_read_unlock();
+	}
+}
+
+static void ksamplingd_set_periods(struct embm_sampler *s, u64 period, u64 store)
+{
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct embm_cpu *c = &s->cpu[cpu];
+
+		for (i = 0; i < c->nr_events; i++) {
+			struct perf_event *ev = c->events[i];
+			const struct embm_event_desc *d;
+			void *e = xa_load(&s->ids, ev->id);
+
+			if (!e)
+				continue;
+			d = &s->descs[xa_to_value(e)];
+			perf_event_period(ev, d->store ? store : period);
+		}
+	}
+	mutex_lock(&s->st->lock);
+	s->st->period = period;
+	s->st->store_period = store;
+	s->st->period_changes++;
+	mutex_unlock(&s->st->lock);
+}
+
+/*
+ * Keep ksamplingd's CPU use under cfg.cpu_budget permille: double the
+ * periods when above, halve them (not below the start) when under a
+ * quarter.  Inherited events keep the period they were born with; the
+ * estimates use each sample's own period, so they stay right.
+ */
+static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run)
+{
+	u64 now = ktime_get_ns(), run = current->se.sum_exec_runtime;
+	u64 period = s->st->period, store = s->st->store_period, used;
+
+	if (!s->cfg.cpu_budget || now - *last_ns < EMBM_ADAPT_MS * NSEC_PER_MSEC)
+		return;
+	used = div64_u64((run - *last_run) * 1000, now - *last_ns);
+	*last_ns = now;
+	*last_run = run;
+
+	if (used > s->cfg.cpu_budget && period < EMBM_PERIOD_MAX)
+		ksamplingd_set_periods(s, embm_align_period(s, period * 2),
+				       embm_align_period(s, store * 2));
+	else if (used < s->cfg.cpu_budget / 4 && period > s->cfg.period)
+		ksamplingd_set_periods(s, embm_align_period(s, max(period / 2, s->cfg.period)),
+				       embm_align_period(s, max(store / 2, s->cfg.store_period)));
+}
+
+static bool ksamplingd_target_gone(struct embm_sampler *s)
+{
+	struct task_struct *task;
+	bool gone;
+
+	if (!s->target)
+		return false;
+	rcu_read_lock();
+	task = pid_task(s->target, PIDTYPE_TGID);
+	gone = !task || !atomic_read(&task->signal->live);
+	rcu_read_unlock();
+	return gone;
+}
+
+static int ksamplingd(void *data)
+{
+	struct embm_sampler *s = data;
+	u64 last_ns = ktime_get_ns(), last_run = 0;
+
+	while (!kthread_should_stop()) {
+		embm_drain_all(s);
+		ksamplingd_hotplug(s);
+		ksamplingd_adapt(s, &last_ns, &last_run);
+		if (ksamplingd_target_gone(s)) {
+			/* Drain what the last threads wrote, then let the core end it. */
+			embm_drain_all(s);
+			s->exited = true;
+			embm_session_target_exited(s->gen);
+			break;
+		}
+		schedule_timeout_interruptible(msecs_to_jiffies(EMBM_DRAIN_MS));
+	}
+	/* Wait for kthread_stop(). */
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+/* ---- CPU hotplug ------------------------------------------------------------ */
+
+static int embm_cpu_online(unsigned int cpu)
+{
+	struct embm_sampler *s = embm_active;
+
+	if (s) {
+		cpumask_set_cpu(cpu, s->cpus_new);
+		wake_up_process(s->thread);
+	}
+	return 0;
+}
+
+static int embm_cpu_offline(unsigned int cpu)
+{
+	struct embm_sampler *s = embm_active;
+
+	if (s) {
+		cpumask_set_cpu(cpu, s->cpus_gone);
+		wake_up_process(s->thread);
+	}
+	return 0;
+}
+
+/* ---- start and stop ------------------------------------------------------ */
+
+/* Take a reference to each thread of the target. */
+static int embm_get_tasks(struct embm_sampler *s)
+{
+	struct task_struct *leader, *t;
+	unsigned int n, max;
+
+	for (;;) {
+		rcu_read_lock();
+		leader = pid_task(s->target, PIDTYPE_TGID);
+		if (!leader) {
+			rcu_read_unlock();
+			return -ESRCH;
+		}
+		max = get_nr_threads(leader) + 4;
+		rcu_read_unlock();
+
+		s->tasks = kcalloc(max, sizeof(*s->tasks), GFP_KERNEL);
+		if (!s->tasks)
+			return -ENOMEM;
+		n = 0;
+		rcu_read_lock();
+		leader = pid_task(s->target, PIDTYPE_TGID);
+		if (leader) {
+			for_each_thread(leader, t) {
+				if (n == max)
+					break;
+				s->tasks[n++] = get_task_struct(t);
+			}
+		}
+		rcu_read_unlock();
+		if (n < max) {
+			s->nr_tasks = n;
+			return n ? 0 : -ESRCH;
+		}
+		/* More threads than room: try again. */
+		while (n)
+			put_task_struct(s->tasks[--n]);
+		kfree(s->tasks);
+		s->tasks = NULL;
+	}
+}
+
+static void embm_put_tasks(struct embm_sampler *s)
+{
+	while (s->nr_tasks)
+		put_task_struct(s->tasks[--s->nr_tasks]);
+	kfree(s->tasks);
+	s->tasks = NULL;
+}
+
+static void embm_close_all(struct embm_sampler *s)
+{
+	int cpu;
+
+	mutex_lock(&s->st->lock);
+	for_each_possible_cpu(cpu)
+		embm_close_cpu(s, cpu);
+	s->st->nr_events = 0;
+	mutex_unlock(&s->st->lock);
+}
+
+/*
+ * Try one source: its descriptors, then every event on every online CPU.
+ * On failure everything opened is closed and @why says why.
+ */
+static int embm_try_source(struct embm_sampler *s, const struct embm_source *src,
+			   const char **why)
+{
+	int cpu, err;
+
+	s->src = src;
+	err = src->setup(&s->cfg, s->descs, why);
+	if (err < 0)
+		return err;
+	s->nr_descs = err;
+	s->st->period = embm_align_period(s, s->cfg.period ?: src->period);
+	s->st->store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
+
+	for_each_online_cpu(cpu) {
+		err = embm_open_cpu(s, cpu);
+		if (err)
+			break;
+	}
+	if (!err) {
+		mutex_lock(&s->st->lock);
+		embm_count_events(s);
+		mutex_unlock(&s->st->lock);
+		return 0;
+	}
+	embm_close_all(s);
+	switch (err) {
+	case -ENOENT:
+	case -ENODEV:
+		*why = "no PMU takes its events";
+		return -EOPNOTSUPP;
+	case -EOPNOTSUPP:
+	case -EINVAL:
+	case -ENODATA:
+		*why = "the PMU refuses its attributes";
+		return -EOPNOTSUPP;
+	default:
+		*why = "its events could not be created";
+		return err;
+	}
+}
+
+static int embm_choose_source(struct embm_sampler *s)
+{
+	char *why = s->st->why;
+	size_t room = sizeof(s->st->why);
+	const char *reason;
+	int i, err = -EOPNOTSUPP, len = 0;
+
+	if (s->cfg.source != EMBM_SRC_AUTO) {
+		err = embm_try_source(s, embm_sources[s->cfg.source], &reason);
+		scnprintf(why, room, "forced: %s (%s)", s->src->name, reason);
+		return err;
+	}
+	for (i = 0; i < EMBM_NR_SOURCES; i++) {
+		err = embm_try_source(s, embm_sources[i], &reason);
+		len += scnprintf(why + len, room - len, "%s%s: %s", i ? "; " : "auto: ",
+				 embm_sources[i]->name, reason);
+		if (!err)
+			return 0;
+		if (err != -EOPNOTSUPP && err != -EINVAL)
+			return err;	/* -ENOMEM and the like: do not hide them */
+	}
+	return err;
+}
+
+/**
+ * embm_sampler_start() - open the events and start ksamplingd
+ * @target: thread-group pid of the target, NULL for every process; the
+ *	    caller keeps its reference valid until embm_sampler_stop()
+ * @gen:    the session generation, passed back on target exit
+ * @cfg:    the knobs
+ * @st:     where the results go; the caller frees it after stopping
+ *
+ * Context: process; embm_lock held.
+ * Return: the sampler; ERR_PTR(-EOPNOTSUPP) when no source (or not the
+ * forced one) works here, with the reasons in st->why; ERR_PTR(-EINVAL)
+ * for a knob the forced source refuses; ERR_PTR(-ESRCH) if the target went
+ * away; ERR_PTR(-ENOMEM).
+ */
+struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
+					const struct embm_config *cfg,
+					struct embm_stats *st)
+{
+	struct embm_sampler *s;
+	int cpu, err;
+
+	lockdep_assert_held(&embm_lock);
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	xa_init(&s->ids);
+	s->gen = gen;
+	s->target = target;
+	s->cfg = *cfg;
+	s->st = st;
+	err = -ENOMEM;
+	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
+	s->scratch = kmalloc(EMBM_SCRATCH, GFP_KERNEL);
+	if (!s->cpu || !s->scratch || !zalloc_cpumask_var(&s->cpus_new, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&s->cpus_gone, GFP_KERNEL))
+		goto out_free;
+	if (s->target) {
+		err = embm_get_tasks(s);
+		if (err)
+			goto out_free;
+	}
+
+	cpus_read_lock();
+	err = embm_choose_source(s);
+	if (err)
+		goto out_unlock;
+	st->source = s->src;
+
+	s->thread = kthread_create(ksamplingd, s, "ksamplingd");
+	if (IS_ERR(s->thread)) {
+		err = PTR_ERR(s->thread);
+		goto out_close;
+	}
+	get_task_struct(s->thread);
+	for_each_online_cpu(cpu)
+		embm_enable_cpu(s, cpu);
+	embm_active = s;
+	cpus_read_unlock();
+
+	wake_up_process(s->thread);
+	return s;
+
+out_close:
+	embm_close_all(s);
+out_unlock:
+	cpus_read_unlock();
+	embm_put_tasks(s);
+out_free:
+	free_cpumask_var(s->cpus_gone);
+	free_cpumask_var(s->cpus_new);
+	kfree(s->scratch);
+	kfree(s->cpu);
+	xa_destroy(&s->ids);
+	kfree(s);
+	return ERR_PTR(err);
+}
+
+/**
+ * embm_sampler_stop() - stop ksamplingd, drain and release everything
+ * @s: from embm_sampler_start(); freed
+ *
+ * Context: process; embm_lock held.
+ */
+void embm_sampler_stop(struct embm_sampler *s)
+{
+	lockdep_assert_held(&embm_lock);
+
+	cpus_read_lock();
+	embm_active = NULL;
+	cpus_read_unlock();
+
+	kthread_stop(s->thread);
+	mutex_lock(&s->st->lock);
+	s->st->kthread_ns = s->thread->se.sum_exec_runtime;
+	mutex_unlock(&s->st->lock);
+	put_task_struct(s->thread);
+
+	embm_close_all(s);
+	embm_put_tasks(s);
+	free_cpumask_var(s->cpus_gone);
+	free_cpumask_var(s->cpus_new);
+	kfree(s->scratch);
+	kfree(s->cpu);
+	xa_destroy(&s->ids);
+	kfree(s);
+}
+
+/**
+ * embm_sampler_init() - follow CPU hotplug
+ *
+ * Context: process, at boot.
+ * Return: 0 or a negative errno.
+ */
+int embm_sampler_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mm/embm:online",
+					embm_cpu_online, embm_cpu_offline);
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm source "swfault": minor and major page faults with their physical
+ * addresses
+ *
+ * Works with no hardware PMU (QEMU under TCG, most VMs).  A sample is a
+ * fault that completed: first touches, copy-on-write, and NUMA hinting
+ * faults when kernel.numa_balancing is on, which is how it sees accesses
+ * that recur.  perf_prepare_sample() finds the physical address of the
+ * faulting page, mapped by then.  Samples say nothing of load or store,
+ * and carry no latency.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/perf_event.h>
+
+#include "embm.h"
+
+static int embm_swfault_setup(const struct embm_config *cfg,
+			      struct embm_event_desc *descs, const char **why)
+{
+	static const u64 configs[] = {
+		PERF_COUNT_SW_PAGE_FAULTS_MIN, PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+	};
+	static const char *const names[] = { "minor-faults", "major-faults" };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(configs); i++) {
+		descs[i] = (struct embm_event_desc){
+			.name = names[i],
+			.op = EMBM_OP_ANY,
+			.attr = {
+				.type = PERF_TYPE_SOFTWARE,
+				.config = configs[i],
+				.sample_type = EMBM_SAMPLE_TYPE,
+				/* Faults taken in the kernel on user memory count too. */
+				.exclude_hv = 1,
+			},
+		};
+	}
+	*why = "page faults need no PMU";
+	return ARRAY_SIZE(configs);
+}
+
+const struct embm_source embm_src_swfault = {
+	.name		= "swfault",
+	.period		= 1,
+	.store_period	= 1,
+	.setup		= embm_swfault_setup,
+};

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm: attribution of samples to nodes and tiers, and the counts
+ *
+ * A sample's physical address gives its pfn, the pfn its node, the node a
+ * tier decided once at session start.  Updates run in ksamplingd with
+ * embm_stats.lock held; nothing here runs in NMI or atomic context.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/bitmap.h>
+#include <linux/cpumask.h>
+#include <linux/hash.h>
+#include <linux/ioport.h>
+#include <linux/math64.h>
+#include <linux/memory-tiers.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+
+#include "embm.h"
+
+static const char *const embm_tier_names[EMBM_NR_TIERS] = {
+	[EMBM_TIER_DRAM] = "dram",
+	[EMBM_TIER_FAR]  = "far",
+	[EMBM_TIER_CXL]  = "cxl",
+};
+
+const char *embm_tier_name(enum embm_tier tier)
+{
+	return tier < EMBM_NR_TIERS ? embm_tier_names[tier] : "?";
+}
+
+/**
+ * embm_tier_of() - the tier rule
+ * @has_cpu:	   the node has CPUs
+ * @top_tier:	   the node is in the top memory tier
+ * @in_cxl_window: some of the node's memory lies in a CXL window
+ *		   (IORES_DESC_CXL)
+ *
+ * A CXL window makes a node ``cxl``.  Without one, a node with memory but
+ * no CPUs, or below the top memory tier, is ``far``: how a CXL expander
+ * looks when firmware does not describe it as CXL, and how QEMU's
+ * memory-only nodes look.  Everything else is ``dram``.
+ */
+enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window)
+{
+	if (in_cxl_window)
+		return EMBM_TIER_CXL;
+	if (!has_cpu || !top_tier)
+		return EMBM_TIER_FAR;
+	return EMBM_TIER_DRAM;
+}
+
+struct embm_pfn_range {
+	unsigned long start, end;	/* [start, end) */
+};
+
+static int embm_cxl_overlaps(struct resource *res, void *arg)
+{
+	struct embm_pfn_range *r = arg;
+
+	/* Non-zero stops the walk: the node touches this window. */
+	return PHYS_PFN(res->start) < r->end && PHYS_PFN(res->end) >= r->start;
+}
+
+static bool embm_node_in_cxl_window(int nid)
+{
+	struct embm_pfn_range r = {
+		.start = node_start_pfn(nid),
+		.end = node_end_pfn(nid),
+	};
+
+	return walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX,
+				   &r, embm_cxl_overlaps) > 0;
+}
+
+/**
+ * embm_stats_classify_nodes() - decide each node's tier and each CPU's node
+ * @st: the statistics of the starting session
+ *
+ * Context: process.
+ */
+void embm_stats_classify_nodes(struct embm_stats *st)
+{
+	int nid, cpu;
+
+	for (nid = 0; nid < st->nr_nodes; nid++) {
+		if (!node_state(nid, N_MEMORY)) {
+			st->tier[nid] = EMBM_TIER_DRAM;
+			continue;
+		}
+		st->tier[nid] = embm_tier_of(node_state(nid, N_CPU),
+					     node_is_toptier(nid),
+					     embm_node_in_cxl_window(nid));
+	}
+	for_each_possible_cpu(cpu)
+		st->cpu_node[cpu] = cpu_to_node(cpu);
+}
+
+/**
+ * embm_stats_alloc() - zeroed statistics for a session
+ * @hot_pages: how many hot pages to keep
+ *
+ * Context: process; may sleep.
+ * Return: the statistics or NULL.
+ */
+struct embm_stats *embm_stats_alloc(unsigned int hot_pages)
+{
+	struct embm_stats *st;
+	int nid;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return NULL;
+	mutex_init(&st->lock);
+	st->nr_nodes = nr_node_ids;
+	st->tier = kcalloc(st->nr_nodes, sizeof(*st->tier), GFP_KERNEL);
+	st->cpu_node = kcalloc(nr_cpu_ids, sizeof(*st->cpu_node), GFP_KERNEL);
+	st->node = kcalloc(st->nr_nodes, sizeof(*st->node), GFP_KERNEL);
+	st->matrix = kcalloc(st->nr_nodes * st->nr_nodes, sizeof(*st->matrix), GFP_KERNEL);
+	st->hot = embm_hot_alloc(hot_pages);
+	if (!st->tier || !st->cpu_node || !st->node || !st->matrix || !st->hot ||
+	    !zalloc_cpumask_var(&st->cpus, GFP_KERNEL))
+		goto out_free;
+	for_each_node_state(nid, N_MEMORY) {
+		st->node[nid].pages = bitmap_zalloc(1U << EMBM_PAGES_BITS, GFP_KERNEL);
+		if (!st->node[nid].pages)
+			goto out_free;
+	}
+	return st;
+
+out_free:
+	embm_stats_free(st);
+	return NULL;
+}
+
+/**
+ * embm_stats_free() - free statistics from embm_stats_alloc()
+ * @st: the statistics, or NULL
+ */
+void embm_stats_free(struct embm_stats *st)
+{
+	int nid;
+
+	if (!st)
+		return;
+	if (st->node) {
+		for (nid = 0; nid < st->nr_nodes; nid++)
+			bitmap_free(st->node[nid].pages);
+	}
+	free_cpumask_var(st->cpus);
+	embm_hot_free(st->hot);
+	kfree(st->matrix);
+	kfree(st->node);
+	kfree(st->cpu_node);
+	kfree(st->tier);
+	mutex_destroy(&st->lock);
+	kfree(st);
+}
+
+/**
+ * embm_lat_bucket() - the log2 histogram bucket of a latency
+ * @cycles: latency in cycles; 0 and 1 go to bucket 0
+ */
+unsigned int embm_lat_bucket(u64 cycles)
+{
+	return cycles ? min_t(unsigned int, ilog2(cycles), EMBM_LAT_BUCKETS - 1) : 0;
+}
+
+/**
+ * __embm_stats_add() - count one sample
+ * @st: the statistics; caller holds st->lock
+ * @s:  the sample
+ * @op: load, store or unknown
+ * @latency_only: add to latency only; another event counts the access
+ *
+ * Context: ksamplingd, st->lock held.
+ */
+void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
+		      enum embm_op op, bool latency_only)
+{
+	struct embm_node_stats *ns;
+	unsigned long pfn;
+	u64 period = s->period ?: 1;
+	int nid, cnid;
+
+	lockdep_assert_held(&st->lock);
+
+	st->samples++;
+	if (!s->phys) {
+		st->no_phys++;
+		return;
+	}
+	pfn = PHYS_PFN(s->phys);
+	if (!pfn_valid(pfn)) {
+		st->bad_pfn++;
+		return;
+	}
+	nid = page_to_nid(pfn_to_page(pfn));
+	if (nid < 0 || nid >= st->nr_nodes) {
+		st->bad_pfn++;
+		return;
+	}
+
+	ns = &st->node[nid];
+	if (s->weight) {
+		ns->lat_samples++;
+		ns->lat_sum += s->weight;
+		ns->lat_hist[embm_lat_bucket(s->weight)]++;
+	}
+	if (latency_only)
+		return;
+
+	ns->samples++;
+	ns->accesses += period;
+	if (op == EMBM_OP_LOAD)
+		ns->loads++;
+	else if (op == EMBM_OP_STORE)
+		ns->stores++;
+	if (ns->pages)
+		__set_bit(hash_64(pfn, EMBM_PAGES_BITS), ns->pages);
+
+	cnid = s->cpu < nr_cpu_ids ? st->cpu_node[s->cpu] : NUMA_NO_NODE;
+	if (cnid >= 0 && cnid < st->nr_nodes)
+		st->matrix[cnid * st->nr_nodes + nid]++;
+
+	embm_hot_add(st->hot, pfn, 1);
+}
+
+/* log2(@v) in 32.32 fixed point, for @v >= 1; good to about 2^-28. */
+static u64 embm_log2_q32(u32 v)
+{
+	unsigned int ip = ilog2(v), i;
+	u64 y = ((u64)v << 31) >> ip;	/* v / 2^ip in Q31: [2^31, 2^32) */
+	u64 frac = 0;
+
+	/* Square and compare: each round gives one more bit of the fraction. */
+	for (i = 0; i < 32; i++) {
+		y = (y * y) >> 31;
+		frac <<= 1;
+		if (y >= (1ULL << 32)) {
+			y >>= 1;
+			frac |= 1;
+		}
+	}
+	return ((u64)ip << 32) | frac;
+}
+
+#define EMBM_LN2_Q32	2977044472ULL	/* ln 2 * 2^32 */
+
+/**
+ * embm_stats_distinct_pages() - distinct pages seen on a node, estimated
+ * @ns: the node's statistics
+ *
+ * Linear counting (Whang et al.): with m bits of which z are still zero
+ * after hashing every pfn, about m * ln(m / z) distinct pfns were seen.
+ * With m = 2^20 the estimate is within 1% up to about a million pages; a
+ * full bitmap reports m * ln(m), a floor.
+ */
+u64 embm_stats_distinct_pages(const struct embm_node_stats *ns)
+{
+	const unsigned int m = 1U << EMBM_PAGES_BITS;
+	unsigned int z;
+	u64 ln_q32;
+
+	if (!ns->pages)
+		return 0;
+	z = m - bitmap_weight(ns->pages, m);
+	if (z == m)
+		return 0;
+	z = max(z, 1U);
+	ln_q32 = mul_u64_u64_shr(embm_log2_q32(m) - embm_log2_q32(z), EMBM_LN2_Q32, 32);
+	return ((u64)m * ln_q32 + (1ULL << 31)) >> 32;
+}
