@@ -275,7 +275,7 @@ struct embm_hot;
  * @cpus:	CPUs that had events during the session.
  */
 struct embm_stats {
-	struct mutex lock;
+	struct mutex lock;	/* see above: ksamplingd vs readers */
 	int nr_nodes;
 	u8 *tier;
 	int *cpu_node;
@@ -299,6 +299,21 @@ struct embm_stats {
 	unsigned int nr_events;
 	cpumask_var_t cpus;
 };
+
+/*
+ * Bit of a pfn in a node's distinct-page bitmap.  Linear counting assumes
+ * random collisions: a multiplicative hash spreads runs of pfns too evenly
+ * and the estimate then runs high, so mix like murmur3's finaliser.
+ */
+static inline unsigned int embm_page_bit(u64 pfn)
+{
+	pfn ^= pfn >> 33;
+	pfn *= 0xff51afd7ed558ccdULL;
+	pfn ^= pfn >> 33;
+	pfn *= 0xc4ceb9fe1a85ec53ULL;
+	pfn ^= pfn >> 33;
+	return pfn >> (64 - EMBM_PAGES_BITS);
+}
 
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
 void embm_stats_free(struct embm_stats *st);

@@ -6,8 +6,15 @@
 #define pr_fmt(fmt) "embm-kunit: " fmt
 
 #include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
+#include <linux/perf_event.h>
+#include <asm/cpu_device_id.h>
+#include <asm/intel-family.h>
+#include <asm/processor.h>
 #include <uapi/linux/embm.h>
 
 #include "embm.h"
@@ -57,9 +64,386 @@ static void embm_session_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ENOENT, embm_session_end(EMBM_PID_SYSTEM));
 }
 
+/* ---- records ----------------------------------------------------------- */
+
+/* Build a sample record: header, then the u64 fields given, in order. */
+static struct perf_event_header *make_sample(struct kunit *test, const u64 *fields,
+					     unsigned int n)
+{
+	struct perf_event_header *hdr;
+
+	hdr = kunit_kzalloc(test, sizeof(*hdr) + n * sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hdr);
+	hdr->type = PERF_RECORD_SAMPLE;
+	hdr->size = sizeof(*hdr) + n * sizeof(u64);
+	memcpy(hdr + 1, fields, n * sizeof(u64));
+	return hdr;
+}
+
+static void embm_parse_sample_test(struct kunit *test)
+{
+	union perf_sample_weight w = { .var1_dw = 321, .var2_w = 7 };
+	const u64 fields[] = {
+		42,				/* IDENTIFIER */
+		(u64)77 << 32 | 66,		/* TID: pid 66, tid 77 */
+		123456789,			/* TIME */
+		0x7f0000001008,			/* ADDR */
+		3,				/* CPU */
+		1000,				/* PERIOD */
+		w.full,				/* WEIGHT_STRUCT */
+		0x4242,				/* DATA_SRC */
+		0x12345008,			/* PHYS_ADDR */
+	};
+	struct perf_event_header *hdr = make_sample(test, fields, ARRAY_SIZE(fields));
+	struct embm_sample s;
+
+	KUNIT_ASSERT_EQ(test, 0, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE_MAX, &s));
+	KUNIT_EXPECT_EQ(test, 42ULL, s.id);
+	KUNIT_EXPECT_EQ(test, 66U, s.pid);
+	KUNIT_EXPECT_EQ(test, 77U, s.tid);
+	KUNIT_EXPECT_EQ(test, 123456789ULL, s.time);
+	KUNIT_EXPECT_EQ(test, 0x7f0000001008ULL, s.addr);
+	KUNIT_EXPECT_EQ(test, 3U, s.cpu);
+	KUNIT_EXPECT_EQ(test, 1000ULL, s.period);
+	KUNIT_EXPECT_EQ(test, 321ULL, s.weight);
+	KUNIT_EXPECT_EQ(test, 0x4242ULL, s.data_src);
+	KUNIT_EXPECT_EQ(test, 0x12345008ULL, s.phys);
+	KUNIT_EXPECT_EQ(test, 42ULL, embm_record_id(hdr));
+
+	/* Without WEIGHT_STRUCT and DATA_SRC the physical address comes sooner. */
+	hdr = make_sample(test, (const u64[]){ 9, 1, 2, 3, 4, 5, 0xabc000 }, 7);
+	KUNIT_ASSERT_EQ(test, 0, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE, &s));
+	KUNIT_EXPECT_EQ(test, 0xabc000ULL, s.phys);
+	KUNIT_EXPECT_EQ(test, 0ULL, s.weight);
+	KUNIT_EXPECT_EQ(test, 5ULL, s.period);
+
+	/* One field short. */
+	hdr = make_sample(test, fields, 6);
+	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE, &s));
+	/* Unknown bits, no identifier, wrong type. */
+	hdr = make_sample(test, fields, ARRAY_SIZE(fields));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			embm_parse_sample(hdr, EMBM_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN, &s));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			embm_parse_sample(hdr, EMBM_SAMPLE_TYPE & ~PERF_SAMPLE_IDENTIFIER, &s));
+	hdr->type = PERF_RECORD_LOST;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE, &s));
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_record_id(hdr));
+}
+
+static void embm_parse_lost_test(struct kunit *test)
+{
+	struct perf_event_header *hdr = make_sample(test, (const u64[]){ 5, 1234 }, 2);
+	u64 lost = 0;
+
+	hdr->type = PERF_RECORD_LOST;
+	KUNIT_EXPECT_EQ(test, 0, embm_parse_lost(hdr, &lost));
+	KUNIT_EXPECT_EQ(test, 1234ULL, lost);
+	hdr->size -= sizeof(u64);
+	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_lost(hdr, &lost));
+	hdr->type = PERF_RECORD_SAMPLE;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_parse_lost(hdr, &lost));
+}
+
+/* ---- attribution ----------------------------------------------------- */
+
+static void embm_tier_rule_test(struct kunit *test)
+{
+	/* has_cpu, top_tier, in_cxl_window */
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_DRAM, embm_tier_of(true, true, false));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(false, true, false));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(true, false, false));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(false, false, false));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_CXL, embm_tier_of(false, false, true));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_CXL, embm_tier_of(true, true, true));
+	KUNIT_EXPECT_STREQ(test, "dram", embm_tier_name(EMBM_TIER_DRAM));
+	KUNIT_EXPECT_STREQ(test, "far", embm_tier_name(EMBM_TIER_FAR));
+	KUNIT_EXPECT_STREQ(test, "cxl", embm_tier_name(EMBM_TIER_CXL));
+}
+
+static void embm_lat_bucket_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 0U, embm_lat_bucket(0));
+	KUNIT_EXPECT_EQ(test, 0U, embm_lat_bucket(1));
+	KUNIT_EXPECT_EQ(test, 1U, embm_lat_bucket(2));
+	KUNIT_EXPECT_EQ(test, 1U, embm_lat_bucket(3));
+	KUNIT_EXPECT_EQ(test, 8U, embm_lat_bucket(256));
+	KUNIT_EXPECT_EQ(test, 8U, embm_lat_bucket(511));
+	KUNIT_EXPECT_EQ(test, EMBM_LAT_BUCKETS - 1, embm_lat_bucket(U64_MAX));
+}
+
+/* Samples on real pages land on their node, with counts, matrix and latency. */
+static void embm_stats_add_test(struct kunit *test)
+{
+	struct embm_stats *st = embm_stats_alloc(8);
+	struct page *page;
+	struct embm_sample s = { .cpu = 0, .period = 10 };
+	int nid, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	embm_stats_classify_nodes(st);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	nid = page_to_nid(page);
+
+	mutex_lock(&st->lock);
+	s.phys = PFN_PHYS(page_to_pfn(page)) + 0x10;
+	for (i = 0; i < 5; i++)
+		__embm_stats_add(st, &s, EMBM_OP_LOAD, false);
+	s.weight = 300;
+	__embm_stats_add(st, &s, EMBM_OP_STORE, false);
+	__embm_stats_add(st, &s, EMBM_OP_LOAD, true);	/* latency only */
+	s.phys = 0;
+	__embm_stats_add(st, &s, EMBM_OP_LOAD, false);
+	mutex_unlock(&st->lock);
+
+	KUNIT_EXPECT_EQ(test, 8ULL, st->samples);
+	KUNIT_EXPECT_EQ(test, 1ULL, st->no_phys);
+	KUNIT_EXPECT_EQ(test, 6ULL, st->node[nid].samples);
+	KUNIT_EXPECT_EQ(test, 5ULL, st->node[nid].loads);
+	KUNIT_EXPECT_EQ(test, 1ULL, st->node[nid].stores);
+	KUNIT_EXPECT_EQ(test, 60ULL, st->node[nid].accesses);
+	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].lat_samples);
+	KUNIT_EXPECT_EQ(test, 600ULL, st->node[nid].lat_sum);
+	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].lat_hist[embm_lat_bucket(300)]);
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
+	KUNIT_EXPECT_EQ(test, 6ULL, st->matrix[cpu_to_node(0) * st->nr_nodes + nid]);
+	__free_page(page);
+	embm_stats_free(st);
+}
+
+/* Linear counting stays within 1% of the truth over a wide range. */
+static void embm_distinct_pages_test(struct kunit *test)
+{
+	static const unsigned int truths[] = { 1, 10, 1000, 50000, 300000 };
+	struct embm_node_stats ns = {};
+	unsigned int i, t;
+	u64 pfn = 0x100000, est;
+
+	ns.pages = bitmap_zalloc(1U << EMBM_PAGES_BITS, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ns.pages);
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_stats_distinct_pages(&ns));
+	for (t = 0, i = 0; t < ARRAY_SIZE(truths); t++) {
+		for (; i < truths[t]; i++)
+			__set_bit(embm_page_bit(pfn + i), ns.pages);
+		est = embm_stats_distinct_pages(&ns);
+		KUNIT_EXPECT_LE_MSG(test, est, (u64)truths[t] * 101 / 100 + 1,
+				    "truth %u", truths[t]);
+		KUNIT_EXPECT_GE_MSG(test, est, (u64)truths[t] * 99 / 100,
+				    "truth %u", truths[t]);
+	}
+	bitmap_free(ns.pages);
+}
+
+/* ---- hot pages --------------------------------------------------------- */
+
+/*
+ * Space-saving on a skewed stream: every page with more than N/k samples
+ * is kept, counts never underestimate, and overestimate by at most error.
+ */
+static void embm_hot_test(struct kunit *test)
+{
+	const unsigned int k = 16, cold = 5000;
+	struct embm_hot *hot = embm_hot_alloc(k);
+	struct embm_hot_page *top;
+	unsigned int n, i, j, found = 0;
+	u64 total = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, hot);
+	top = kunit_kcalloc(test, k, sizeof(*top), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, top);
+	/* Pages 1..4 get 1000, 800, 600, 400 samples among 5000 cold ones. */
+	for (i = 0; i < cold; i++) {
+		embm_hot_add(hot, 1000 + i, 1);
+		total++;
+		for (j = 1; j <= 4; j++) {
+			if (i % 5 < 6 - j - 1 || (j == 1 && i % 5 == 4)) {
+				embm_hot_add(hot, j, 1);
+				total++;
+			}
+		}
+	}
+	n = embm_hot_top(hot, top, k);
+	KUNIT_EXPECT_EQ(test, k, n);
+	for (i = 0; i < n; i++) {
+		u64 truth = 0;
+
+		if (top[i].pfn >= 1 && top[i].pfn <= 4) {
+			found++;
+			truth = cold / 5 * (5 - top[i].pfn + (top[i].pfn == 1));
+		} else {
+			truth = 1;
+		}
+		KUNIT_EXPECT_GE(test, top[i].count, truth);
+		KUNIT_EXPECT_LE(test, top[i].count - top[i].error, truth);
+		if (i)
+			KUNIT_EXPECT_GE(test, top[i - 1].count, top[i].count);
+	}
+	KUNIT_EXPECT_EQ(test, 4U, found);
+	KUNIT_EXPECT_EQ(test, 1ULL, top[0].pfn);
+	KUNIT_EXPECT_EQ(test, 2ULL, top[1].pfn);
+	KUNIT_EXPECT_EQ(test, 3ULL, top[2].pfn);
+	KUNIT_EXPECT_EQ(test, 4ULL, top[3].pfn);
+	embm_hot_free(hot);
+	KUNIT_EXPECT_NULL(test, embm_hot_alloc(0));
+}
+
+/* ---- sources --------------------------------------------------------- */
+
+/* What large PEBS keeps (arch/x86/events/perf_event.h, with TIME). */
+#define EMBM_LARGE_PEBS	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | \
+			 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID | \
+			 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_IDENTIFIER | \
+			 PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR | \
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT_TYPE | PERF_SAMPLE_TIME)
+
+static const struct embm_event_desc *find_desc(const struct embm_event_desc *d,
+					       int n, u64 config)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (d[i].attr.config == config)
+			return &d[i];
+	return NULL;
+}
+
+static void embm_pebs_models_test(struct kunit *test)
+{
+	static const struct {
+		u32 vfm;
+		int events;
+		bool ldlat, ldlat_src, cxl;
+	} models[] = {
+		{ INTEL_SKYLAKE_X,	  3, false, false, false },
+		{ INTEL_ICELAKE_X,	  4, true,  true,  false },
+		{ INTEL_ICELAKE_D,	  4, true,  true,  false },
+		{ INTEL_SAPPHIRERAPIDS_X, 4, true,  false, false },
+		{ INTEL_EMERALDRAPIDS_X,  4, true,  false, false },
+		{ INTEL_GRANITERAPIDS_X,  5, true,  true,  true },
+		{ INTEL_GRANITERAPIDS_D,  5, true,  true,  true },
+	};
+	struct embm_config cfg = { .ldlat = 64 };
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const struct embm_event_desc *e;
+	const char *why;
+	int m, i, n;
+
+	for (m = 0; m < ARRAY_SIZE(models); m++) {
+		n = embm_pebs_setup_vfm(models[m].vfm, &cfg, d, &why);
+		KUNIT_EXPECT_EQ_MSG(test, models[m].events, n, "vfm %#x", models[m].vfm);
+		if (n <= 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			const struct perf_event_attr *a = &d[i].attr;
+
+			KUNIT_EXPECT_EQ(test, (u32)PERF_TYPE_RAW, a->type);
+			KUNIT_EXPECT_EQ(test, 1U, (unsigned int)a->precise_ip);
+			KUNIT_EXPECT_EQ(test, 0U, (unsigned int)a->freq);
+			KUNIT_EXPECT_EQ(test, 0U, a->wakeup_events);
+			KUNIT_EXPECT_EQ(test, 0ULL, a->sample_type & ~EMBM_LARGE_PEBS);
+			KUNIT_EXPECT_TRUE(test, a->sample_type & PERF_SAMPLE_PHYS_ADDR);
+			KUNIT_EXPECT_TRUE(test, a->sample_type & PERF_SAMPLE_IDENTIFIER);
+		}
+		KUNIT_EXPECT_NOT_NULL(test, find_desc(d, n, 0x1d3));
+		KUNIT_EXPECT_NOT_NULL(test, find_desc(d, n, 0x2d3));
+		e = find_desc(d, n, 0x82d0);
+		KUNIT_EXPECT_TRUE(test, e && e->store && e->op == EMBM_OP_STORE);
+		KUNIT_EXPECT_EQ(test, models[m].cxl, !!find_desc(d, n, 0x80d1));
+		e = find_desc(d, n, 0x1cd);
+		KUNIT_EXPECT_EQ(test, models[m].ldlat, !!e);
+		if (e) {
+			KUNIT_EXPECT_EQ(test, 64ULL, e->attr.config1);
+			KUNIT_EXPECT_TRUE(test, e->latency_only);
+			KUNIT_EXPECT_TRUE(test, e->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT);
+			KUNIT_EXPECT_EQ(test, models[m].ldlat_src,
+					!!(e->attr.sample_type & PERF_SAMPLE_DATA_SRC));
+		}
+	}
+
+	/* Not in the table: another vendor (0), a client core. */
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_pebs_setup_vfm(0, &cfg, d, &why));
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_pebs_setup_vfm(INTEL_ALDERLAKE, &cfg, d, &why));
+	/* ldlat: off, too high for Ice Lake, fine for Granite Rapids. */
+	cfg.ldlat = 0;
+	KUNIT_EXPECT_EQ(test, 3, embm_pebs_setup_vfm(INTEL_ICELAKE_X, &cfg, d, &why));
+	cfg.ldlat = 1024;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_pebs_setup_vfm(INTEL_ICELAKE_X, &cfg, d, &why));
+	KUNIT_EXPECT_EQ(test, 5, embm_pebs_setup_vfm(INTEL_GRANITERAPIDS_X, &cfg, d, &why));
+}
+
+static void embm_ibs_test(struct kunit *test)
+{
+	struct embm_config cfg = {};
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const char *why;
+	struct embm_sample s = {};
+	union perf_mem_data_src src = {};
+
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_ibs_setup_caps(false, &cfg, d, &why));
+	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, &cfg, d, &why));
+	KUNIT_EXPECT_EQ(test, (u32)PERF_TYPE_RAW, d[0].attr.type);
+	KUNIT_EXPECT_EQ(test, 0x76ULL, d[0].attr.config);
+	KUNIT_EXPECT_EQ(test, 1U, (unsigned int)d[0].attr.precise_ip);
+	/* ibs_op has PERF_PMU_CAP_NO_EXCLUDE: any exclude_* bit is -EINVAL. */
+	KUNIT_EXPECT_EQ(test, 0U, (unsigned int)(d[0].attr.exclude_user |
+		d[0].attr.exclude_kernel | d[0].attr.exclude_hv | d[0].attr.exclude_idle |
+		d[0].attr.exclude_host | d[0].attr.exclude_guest));
+	KUNIT_EXPECT_TRUE(test, d[0].attr.sample_type & PERF_SAMPLE_DATA_SRC);
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_src_ibs.period % embm_src_ibs.period_align);
+	cfg.period = 8;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_ibs_setup_caps(true, &cfg, d, &why));
+
+	/* Load or store from the data source of each sample. */
+	src.mem_op = PERF_MEM_OP_LOAD;
+	s.data_src = src.val;
+	KUNIT_EXPECT_EQ(test, EMBM_OP_LOAD, embm_op_from_data_src(s.data_src));
+	src.mem_op = PERF_MEM_OP_STORE;
+	KUNIT_EXPECT_EQ(test, EMBM_OP_STORE, embm_op_from_data_src(src.val));
+	src.mem_op = PERF_MEM_OP_NA;
+	KUNIT_EXPECT_EQ(test, EMBM_OP_ANY, embm_op_from_data_src(src.val));
+}
+
+static void embm_swfault_test(struct kunit *test)
+{
+	struct embm_config cfg = {};
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const char *why;
+	int n = embm_src_swfault.setup(&cfg, d, &why);
+
+	KUNIT_ASSERT_EQ(test, 2, n);
+	KUNIT_EXPECT_EQ(test, (u32)PERF_TYPE_SOFTWARE, d[0].attr.type);
+	KUNIT_EXPECT_EQ(test, (u64)PERF_COUNT_SW_PAGE_FAULTS_MIN, d[0].attr.config);
+	KUNIT_EXPECT_EQ(test, (u64)PERF_COUNT_SW_PAGE_FAULTS_MAJ, d[1].attr.config);
+	KUNIT_EXPECT_TRUE(test, d[0].attr.sample_type & PERF_SAMPLE_PHYS_ADDR);
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_src_swfault.period);
+}
+
 static struct kunit_case embm_core_test_cases[] = {
 	KUNIT_CASE(embm_check_node_test),
 	KUNIT_CASE(embm_session_test),
+	{}
+};
+
+static struct kunit_case embm_record_test_cases[] = {
+	KUNIT_CASE(embm_parse_sample_test),
+	KUNIT_CASE(embm_parse_lost_test),
+	{}
+};
+
+static struct kunit_case embm_stats_test_cases[] = {
+	KUNIT_CASE(embm_tier_rule_test),
+	KUNIT_CASE(embm_lat_bucket_test),
+	KUNIT_CASE(embm_stats_add_test),
+	KUNIT_CASE(embm_distinct_pages_test),
+	KUNIT_CASE(embm_hot_test),
+	{}
+};
+
+static struct kunit_case embm_source_test_cases[] = {
+	KUNIT_CASE(embm_pebs_models_test),
+	KUNIT_CASE(embm_ibs_test),
+	KUNIT_CASE(embm_swfault_test),
 	{}
 };
 
@@ -68,4 +452,20 @@ static struct kunit_suite embm_core_test_suite = {
 	.test_cases = embm_core_test_cases,
 };
 
-kunit_test_suite(embm_core_test_suite);
+static struct kunit_suite embm_record_test_suite = {
+	.name = "embm_record",
+	.test_cases = embm_record_test_cases,
+};
+
+static struct kunit_suite embm_stats_test_suite = {
+	.name = "embm_stats",
+	.test_cases = embm_stats_test_cases,
+};
+
+static struct kunit_suite embm_source_test_suite = {
+	.name = "embm_source",
+	.test_cases = embm_source_test_cases,
+};
+
+kunit_test_suites(&embm_core_test_suite, &embm_record_test_suite,
+		  &embm_stats_test_suite, &embm_source_test_suite);

@@ -35,7 +35,7 @@
 
 #define EMBM_DRAIN_MS		10	/* how often ksamplingd drains */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
-#define EMBM_PERIOD_MAX		(1ULL << 40)
+#define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
 
 /* The events of one CPU and the buffer they share. */

@@ -11,7 +11,6 @@
 
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
-#include <linux/hash.h>
 #include <linux/ioport.h>
 #include <linux/math64.h>
 #include <linux/memory-tiers.h>
@@ -221,7 +220,7 @@ void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	else if (op == EMBM_OP_STORE)
 		ns->stores++;
 	if (ns->pages)
-		__set_bit(hash_64(pfn, EMBM_PAGES_BITS), ns->pages);
+		__set_bit(embm_page_bit(pfn), ns->pages);
 
 	cnid = s->cpu < nr_cpu_ids ? st->cpu_node[s->cpu] : NUMA_NO_NODE;
 	if (cnid >= 0 && cnid < st->nr_nodes)

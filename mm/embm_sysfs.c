@@ -17,6 +17,7 @@
 
 #include "embm.h"
 
+/* Protects embm_knobs against concurrent writers and session start. */
 DEFINE_MUTEX(embm_knobs_lock);
 
 struct embm_config embm_knobs = {
@@ -28,8 +29,6 @@ struct embm_config embm_knobs = {
 	.cpu_budget	= 30,
 	.hot_pages	= 64,
 };
-
-#define EMBM_PERIOD_LIMIT	(1ULL << 40)
 
 static ssize_t source_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
@@ -70,57 +69,83 @@ static ssize_t source_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return count;
 }
 
-/* A u64 knob with a range: show and store. */
-#define EMBM_KNOB(_name, _min, _max, _check)					\
-static ssize_t _name##_show(struct kobject *kobj,				\
-			    struct kobj_attribute *attr, char *buf)		\
-{										\
-	u64 v;									\
-										\
-	mutex_lock(&embm_knobs_lock);						\
-	v = embm_knobs._name;							\
-	mutex_unlock(&embm_knobs_lock);						\
-	return sysfs_emit(buf, "%llu\n", v);					\
-}										\
-static ssize_t _name##_store(struct kobject *kobj,				\
-			     struct kobj_attribute *attr,			\
-			     const char *buf, size_t count)			\
-{										\
-	u64 v;									\
-	int err = kstrtou64(buf, 0, &v);					\
-										\
-	if (err)								\
-		return err;							\
-	if (v < (_min) || v > (_max) || !(_check))				\
-		return -EINVAL;							\
-	mutex_lock(&embm_knobs_lock);						\
-	embm_knobs._name = v;							\
-	mutex_unlock(&embm_knobs_lock);						\
-	return count;								\
-}										\
-static struct kobj_attribute embm_##_name##_attr = __ATTR_RW(_name)
-
-/* 0 means the source's default period. */
-EMBM_KNOB(period, 0, EMBM_PERIOD_LIMIT, true);
-EMBM_KNOB(store_period, 0, EMBM_PERIOD_LIMIT, true);
-/* 0 turns the load-latency event off; each model has its own maximum. */
-EMBM_KNOB(ldlat, 0, 2048, v == 0 || v >= 4);
-EMBM_KNOB(ring_pages, 1, 1024, is_power_of_2(v));
-EMBM_KNOB(cpu_budget, 0, 1000, true);
-EMBM_KNOB(hot_pages, 1, 65536, true);
-
 static struct kobj_attribute embm_source_attr = __ATTR_RW(source);
 
-static struct attribute *embm_attrs[] = {
-	&embm_source_attr.attr,
-	&embm_period_attr.attr,
-	&embm_store_period_attr.attr,
-	&embm_ldlat_attr.attr,
-	&embm_ring_pages_attr.attr,
-	&embm_cpu_budget_attr.attr,
-	&embm_hot_pages_attr.attr,
-	NULL,
+/**
+ * struct embm_knob - a numeric knob: a field of embm_knobs and its range
+ * @attr:   the sysfs file.
+ * @offset: of the field in struct embm_config.
+ * @size:   of the field, 4 or 8 bytes.
+ * @min:    smallest value taken.
+ * @max:    largest value taken.
+ * @pow2:   must also be a power of two.
+ * @zero:   0 is taken too, whatever @min (it means "default" or "off").
+ */
+struct embm_knob {
+	struct kobj_attribute attr;
+	size_t offset;
+	unsigned int size;
+	u64 min, max;
+	bool pow2, zero;
 };
+
+static ssize_t embm_knob_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	const struct embm_knob *k = container_of(attr, struct embm_knob, attr);
+	void *field = (void *)&embm_knobs + k->offset;
+	u64 v;
+
+	mutex_lock(&embm_knobs_lock);
+	v = k->size == sizeof(u64) ? *(u64 *)field : *(u32 *)field;
+	mutex_unlock(&embm_knobs_lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t embm_knob_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	const struct embm_knob *k = container_of(attr, struct embm_knob, attr);
+	void *field = (void *)&embm_knobs + k->offset;
+	u64 v;
+	int err;
+
+	err = kstrtou64(buf, 0, &v);
+	if (err)
+		return err;
+	if (!(v == 0 && k->zero) &&
+	    (v < k->min || v > k->max || (k->pow2 && !is_power_of_2(v))))
+		return -EINVAL;
+	mutex_lock(&embm_knobs_lock);
+	if (k->size == sizeof(u64))
+		*(u64 *)field = v;
+	else
+		*(u32 *)field = v;
+	mutex_unlock(&embm_knobs_lock);
+	return count;
+}
+
+#define EMBM_KNOB(_name, _min, _max, _pow2, _zero)				\
+	{									\
+		.attr = __ATTR(_name, 0644, embm_knob_show, embm_knob_store),	\
+		.offset = offsetof(struct embm_config, _name),			\
+		.size = sizeof_field(struct embm_config, _name),		\
+		.min = _min, .max = _max, .pow2 = _pow2, .zero = _zero,	\
+	}
+
+static struct embm_knob embm_num_knobs[] = {
+	/* 0: the source's default period. */
+	EMBM_KNOB(period,	1, BIT_ULL(40), false, true),
+	EMBM_KNOB(store_period,	1, BIT_ULL(40), false, true),
+	/* 0: no load-latency event; each CPU model has its own maximum. */
+	EMBM_KNOB(ldlat,	4, 2048, false, true),
+	EMBM_KNOB(ring_pages,	1, 1024, true, false),
+	/* Permille of one CPU; 0: fixed periods. */
+	EMBM_KNOB(cpu_budget,	1, 1000, false, true),
+	EMBM_KNOB(hot_pages,	1, 65536, false, false),
+};
+
+static struct attribute *embm_attrs[ARRAY_SIZE(embm_num_knobs) + 2];
 
 static const struct attribute_group embm_attr_group = {
 	.attrs = embm_attrs,
@@ -135,7 +160,11 @@ static const struct attribute_group embm_attr_group = {
 int embm_sysfs_init(void)
 {
 	struct kobject *kobj;
-	int err;
+	int i, err;
+
+	embm_attrs[0] = &embm_source_attr.attr;
+	for (i = 0; i < ARRAY_SIZE(embm_num_knobs); i++)
+		embm_attrs[i + 1] = &embm_num_knobs[i].attr.attr;
 
 	kobj = kobject_create_and_add("embm", mm_kobj);
 	if (!kobj)

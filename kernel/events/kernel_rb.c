@@ -89,6 +89,7 @@ u64 perf_kernel_rb_pending(struct perf_buffer *rb)
 {
 	struct perf_event_mmap_page *up = rb->user_page;
 
+	/* Acquire pairs with the writers' update of data_head. */
 	return smp_load_acquire(&up->data_head) - READ_ONCE(up->data_tail);
 }
 EXPORT_SYMBOL_GPL(perf_kernel_rb_pending);

@@ -10,8 +10,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,6 +49,17 @@ static void msleep(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
 	nanosleep(&ts, NULL);
+}
+
+static bool memory_nodes[EMBM_MAX_NODES], cpu_nodes[EMBM_MAX_NODES];
+
+static int first_memory_node(void)
+{
+	int n;
+
+	for (n = 0; n < EMBM_MAX_NODES - 1 && !memory_nodes[n]; n++)
+		;
+	return n;
 }
 
 /* Touch truth_pages(n) pages on each node with memory; 0 or -1. */
@@ -92,7 +105,7 @@ static int spawn(struct child *c, int (*fn)(void *), void *arg)
 
 		close(go[1]);
 		close(done[0]);
-		p = embm_node_pages(1, 0);
+		p = embm_node_pages(1, first_memory_node());
 		if (!p)
 			_exit(2);
 		embm_touch(p, 1);
@@ -124,7 +137,6 @@ static int finish(struct child *c)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static bool memory_nodes[EMBM_MAX_NODES], cpu_nodes[EMBM_MAX_NODES];
 
 static int workload(void *arg)
 {
@@ -236,6 +248,356 @@ TEST_F(sampling, per_node_counts_match_ground_truth)
 			first = atoi(line);
 	fclose(f);
 	EXPECT_EQ(self->study, first);
+}
+
+/* Node counts of a session: the samples of @node since @before. */
+static unsigned long long delta(const struct embm_node_row *before,
+				const struct embm_node_row *after, int node)
+{
+	return after[node].samples - before[node].samples;
+}
+
+/* Session on the caller's child; snapshot, go, wait, end, snapshot. */
+static void measure(struct __test_metadata *_metadata, struct child *c, int node,
+		    struct embm_node_row *before, struct embm_node_row *after)
+{
+	ASSERT_EQ(0, embm_start(c->pid, node)) TH_LOG("embm_start: %m");
+	msleep(50);
+	ASSERT_LT(0, embm_read_nodes(before));
+	ASSERT_EQ(0, pipe_post(c->go));
+	ASSERT_EQ(0, pipe_wait(c->done));
+	ASSERT_EQ(0, embm_end(c->pid));
+	ASSERT_LT(0, embm_read_nodes(after));
+	ASSERT_EQ(0, finish(c));
+}
+
+static void *thread_touch(void *arg)
+{
+	int node = *(int *)arg;
+	char *p = embm_node_pages(truth_pages(node), node);
+
+	if (!p)
+		return (void *)1;
+	embm_touch(p, truth_pages(node));
+	return NULL;
+}
+
+/* A thread and a child process made after the start are followed. */
+static int threads_and_children(void *arg)
+{
+	int node = *(int *)arg, status;
+	pthread_t t;
+	void *ret;
+	pid_t pid;
+
+	if (pthread_create(&t, NULL, thread_touch, arg) || pthread_join(t, &ret) || ret)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(thread_touch(arg) ? 1 : 0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return 0;
+}
+
+TEST_F(sampling, threads_and_children_are_followed)
+{
+	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct child c;
+	int node = self->study;
+
+	/* Warm the thread and fork paths up once, outside the session. */
+	ASSERT_EQ(0, threads_and_children(&node));
+	ASSERT_EQ(0, spawn(&c, threads_and_children, &node));
+	measure(_metadata, &c, node, before, after);
+	/* Page tables and stacks of the new thread and child may land on
+	 * the node too when it has CPUs; on a memory-only node it is exact.
+	 */
+	if (!cpu_nodes[node])
+		EXPECT_EQ(2 * truth_pages(node), delta(before, after, node));
+	EXPECT_LE(2 * truth_pages(node), delta(before, after, node));
+	EXPECT_EQ(0, embm_status_ll("lost"));
+}
+
+static int touch_study(void *arg)
+{
+	int node = *(int *)arg;
+	char *p = embm_node_pages(truth_pages(node), node);
+
+	if (!p)
+		return -1;
+	embm_touch(p, truth_pages(node));
+	return 0;
+}
+
+TEST_F(sampling, system_wide_sees_other_processes)
+{
+	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct child c;
+	int node = self->study;
+
+	ASSERT_EQ(0, spawn(&c, touch_study, &node));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SYSTEM, node));
+	msleep(50);
+	ASSERT_LT(0, embm_read_nodes(before));
+	ASSERT_EQ(0, pipe_post(c.go));
+	ASSERT_EQ(0, pipe_wait(c.done));
+	ASSERT_EQ(0, embm_end(EMBM_PID_SYSTEM));
+	ASSERT_LT(0, embm_read_nodes(after));
+	ASSERT_EQ(0, finish(&c));
+	if (!cpu_nodes[node])
+		EXPECT_EQ(truth_pages(node), delta(before, after, node));
+	EXPECT_LE(truth_pages(node), delta(before, after, node));
+	EXPECT_EQ(-1, embm_status_ll("target"));
+}
+
+static int touch_and_exit(void *arg)
+{
+	if (touch_study(arg))
+		_exit(1);
+	_exit(0);
+}
+
+TEST_F(sampling, target_exit_ends_the_session)
+{
+	struct embm_node_row rows[EMBM_MAX_NODES];
+	char state[32] = "";
+	struct child c;
+	int node = self->study, i;
+
+	ASSERT_EQ(0, spawn(&c, touch_and_exit, &node));
+	ASSERT_EQ(0, embm_start(c.pid, node));
+	ASSERT_EQ(0, pipe_post(c.go));
+	ASSERT_EQ(0, finish(&c));
+	/* ksamplingd notices within a drain interval or two. */
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, embm_status("state", state, sizeof(state)));
+		if (!strcmp(state, "exited"))
+			break;
+		msleep(10);
+	}
+	EXPECT_STREQ("exited", state);
+	/* A new session may start before anyone ends this one... */
+	ASSERT_LT(0, embm_read_nodes(rows));
+	if (!cpu_nodes[node])
+		EXPECT_EQ(truth_pages(node), rows[node].samples);
+	EXPECT_LE(truth_pages(node), rows[node].samples);
+	/* ...and embm_end() still answers for it, once. */
+	EXPECT_EQ(0, embm_end(c.pid));
+	ASSERT_EQ(0, embm_status("state", state, sizeof(state)));
+	EXPECT_STREQ("done", state);
+	EXPECT_EQ(-1, embm_end(c.pid));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+/* The workload on one CPU: one event counts all its faults. */
+static int pinned_workload(void *arg)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu(), &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	return workload(arg);
+}
+
+/*
+ * With period P a sample stands for the P faults up to it, so each node's
+ * estimate is within P of the truth (one CPU, one event counting).
+ */
+TEST_F(sampling, period_estimates_within_one_period)
+{
+	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	const unsigned long long period = 8;
+	int scale = 4, n;
+	struct child c;
+
+	ASSERT_EQ(0, embm_set_knob("period", "8"));
+	ASSERT_EQ(0, spawn(&c, pinned_workload, &scale));
+	measure(_metadata, &c, self->study, before, after);
+	ASSERT_EQ(period, (unsigned long long)embm_status_ll("period"));
+	for (n = 0; n < EMBM_MAX_NODES; n++) {
+		long long est, truth = truth_pages(n) * scale;
+
+		if (!memory_nodes[n])
+			continue;
+		est = after[n].accesses - before[n].accesses;
+		EXPECT_LE(llabs(est - truth), (long long)period)
+			TH_LOG("node %d: estimate %lld, truth %lld", n, est, truth);
+		EXPECT_GE(after[n].samples - before[n].samples,
+			  (unsigned long long)truth / period - 1);
+	}
+}
+
+/* The adaptive period moves up under load and the estimate stays near. */
+TEST_F(sampling, adaptive_period_keeps_estimates)
+{
+	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	int scale = 20, n = self->study;
+	long long est, truth = truth_pages(n) * scale;
+	struct child c;
+
+	/* A budget of 1 permille forces the period up. */
+	ASSERT_EQ(0, embm_set_knob("cpu_budget", "1"));
+	ASSERT_EQ(0, spawn(&c, workload, &scale));
+	measure(_metadata, &c, n, before, after);
+	if (embm_status_ll("period_changes") == 0)
+		SKIP(return, "ksamplingd stayed under 0.1%% of a CPU: nothing to adapt");
+	EXPECT_LT(1, embm_status_ll("period"));
+	est = after[n].accesses - before[n].accesses;
+	/* Each period in force adds at most one period of error. */
+	EXPECT_LE(llabs(est - truth), truth / 10) TH_LOG("estimate %lld, truth %lld", est, truth);
+}
+
+/* Forcing a source that cannot work here fails the start with EOPNOTSUPP. */
+TEST_F(sampling, forced_hardware_source_without_pmu)
+{
+	static const char *const sources[] = { "pebs", "ibs" };
+	char why[256];
+	unsigned int i, refused = 0;
+
+	for (i = 0; i < ARRAY_SIZE(sources); i++) {
+		ASSERT_EQ(0, embm_set_knob("source", sources[i]));
+		if (embm_start(EMBM_PID_SELF, EMBM_NODE_NONE) == 0) {
+			/* This machine has it: fine, and the session is real. */
+			ASSERT_EQ(0, embm_status("source", why, sizeof(why)));
+			EXPECT_STREQ(sources[i], why);
+			ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+			continue;
+		}
+		EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("%s: %m", sources[i]);
+		refused++;
+	}
+	/* The automatic choice falls back to a source that works. */
+	ASSERT_EQ(0, embm_set_knob("source", "auto"));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	ASSERT_EQ(0, embm_status("source_reason", why, sizeof(why)));
+	EXPECT_EQ(0, strncmp(why, "auto: ", 6)) TH_LOG("reason: %s", why);
+	ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+	if (refused == ARRAY_SIZE(sources)) {
+		ASSERT_EQ(0, embm_status("source", why, sizeof(why)));
+		EXPECT_STREQ("swfault", why);
+	}
+}
+
+TEST_F(sampling, knobs_refuse_bad_values)
+{
+	static const char *const bad[][2] = {
+		{ "source", "perf" }, { "source", "\n" },
+		{ "period", "-1" }, { "period", "1099511627777" }, { "period", "x" },
+		{ "ldlat", "3" }, { "ldlat", "4096" },
+		{ "ring_pages", "0" }, { "ring_pages", "3" }, { "ring_pages", "2048" },
+		{ "cpu_budget", "1001" }, { "hot_pages", "0" }, { "hot_pages", "65537" },
+	};
+	static const char *const good[][2] = {
+		{ "ring_pages", "8" }, { "ldlat", "0" }, { "ldlat", "128" },
+		{ "hot_pages", "16" }, { "period", "0" },
+	};
+	char before[64], now[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ASSERT_EQ(0, embm_get_knob(bad[i][0], before, sizeof(before)));
+		EXPECT_NE(0, embm_set_knob(bad[i][0], bad[i][1]))
+			TH_LOG("%s accepted '%s'", bad[i][0], bad[i][1]);
+		ASSERT_EQ(0, embm_get_knob(bad[i][0], now, sizeof(now)));
+		EXPECT_STREQ(before, now);
+	}
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		ASSERT_EQ(0, embm_get_knob(good[i][0], before, sizeof(before)));
+		EXPECT_EQ(0, embm_set_knob(good[i][0], good[i][1]));
+		ASSERT_EQ(0, embm_get_knob(good[i][0], now, sizeof(now)));
+		EXPECT_STREQ(good[i][1], now);
+		embm_set_knob(good[i][0], before);
+	}
+}
+
+/* The pfn mapped at @addr, from /proc/self/pagemap; 0 if none. */
+static unsigned long long pfn_of(void *addr)
+{
+	unsigned long long entry = 0;
+	FILE *f = fopen("/proc/self/pagemap", "r");
+
+	if (!f)
+		return 0;
+	if (fseek(f, (unsigned long)addr / EMBM_PAGE * 8, SEEK_SET) ||
+	    fread(&entry, 8, 1, f) != 1)
+		entry = 0;
+	fclose(f);
+	return (entry >> 63) ? entry & ((1ULL << 55) - 1) : 0;
+}
+
+#define HOT_ROUNDS	1000
+#define HOT_FILE	"/tmp/embm-hot-page"
+
+/*
+ * Read one page of a tmpfs file, drop the mapping, read it again: each
+ * read is a minor fault on the same page-cache page.
+ */
+static int refault_one_page(void *arg)
+{
+	volatile char sink;
+	int fd, r;
+	char *p;
+
+	fd = open(HOT_FILE, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, EMBM_PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	for (r = 0; r < HOT_ROUNDS; r++) {
+		sink = p[0];
+		if (madvise(p, EMBM_PAGE, MADV_DONTNEED))
+			return -1;
+	}
+	(void)sink;
+	return 0;
+}
+
+TEST_F(sampling, hot_page_is_found)
+{
+	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	unsigned long long hot_pfn, pfn = 0, count = 0, err = 0;
+	char line[256], tier[16], study[4], buf[EMBM_PAGE] = { 1 };
+	int node = -1, rank = 0, fd;
+	struct child c;
+	char *p;
+	FILE *f;
+
+	fd = open(HOT_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(EMBM_PAGE, write(fd, buf, EMBM_PAGE));
+	p = mmap(NULL, EMBM_PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(1, p[0]);
+	hot_pfn = pfn_of(p);
+	ASSERT_NE(0, hot_pfn);
+
+	ASSERT_EQ(0, spawn(&c, refault_one_page, NULL));
+	measure(_metadata, &c, EMBM_NODE_NONE, before, after);
+	munmap(p, EMBM_PAGE);
+	unlink(HOT_FILE);
+
+	f = fopen("/proc/embm/hotpages", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%d %llx %d %15s %llu %llu %3s", &rank, &pfn, &node,
+			   tier, &count, &err, study) == 7 && rank == 1)
+			break;
+		rank = 0;
+	}
+	fclose(f);
+	ASSERT_EQ(1, rank);
+	EXPECT_EQ(hot_pfn, pfn);
+	EXPECT_LE((unsigned long long)HOT_ROUNDS, count);
+	EXPECT_LE(count - err, (unsigned long long)HOT_ROUNDS);
+	EXPECT_LE(0, node);
 }
 
 TEST_HARNESS_MAIN

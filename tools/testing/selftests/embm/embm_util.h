@@ -77,7 +77,7 @@ static inline int embm_set_knob(const char *knob, const char *val)
 	return err;
 }
 
-/* Read /sys/kernel/mm/embm/@knob into @buf (the selected word for source). */
+/* Read /sys/kernel/mm/embm/@knob into @buf (the selected word for source); 0 or -1. */
 static inline int embm_get_knob(const char *knob, char *buf, size_t size)
 {
 	char path[256], line[256], *s, *e;
@@ -86,10 +86,10 @@ static inline int embm_get_knob(const char *knob, char *buf, size_t size)
 	snprintf(path, sizeof(path), "/sys/kernel/mm/embm/%s", knob);
 	f = fopen(path, "r");
 	if (!f)
-		return errno;
+		return -1;
 	if (!fgets(line, sizeof(line), f)) {
 		fclose(f);
-		return EIO;
+		return -1;
 	}
 	fclose(f);
 	line[strcspn(line, "\n")] = 0;
@@ -204,7 +204,7 @@ static inline char *embm_node_pages(unsigned long pages, int node)
 static inline void embm_touch(char *p, unsigned long pages)
 {
 	for (unsigned long i = 0; i < pages; i++)
-		((volatile char *)p)[i * EMBM_PAGE] = 1;
+		__atomic_store_n(&p[i * EMBM_PAGE], 1, __ATOMIC_RELAXED);
 }
 
 #endif /* __EMBM_UTIL_H */
