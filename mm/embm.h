@@ -64,10 +64,10 @@ struct embm_config {
 	enum embm_source_id source;
 	u64 period;
 	u64 store_period;
-	u32 ldlat;
-	u32 ring_pages;
-	u32 cpu_budget;
-	u32 hot_pages;
+	u64 ldlat;
+	u64 ring_pages;
+	u64 cpu_budget;
+	u64 hot_pages;
 };
 
 struct embm_sampler;

@@ -96,7 +96,7 @@ static int embm_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "period %llu\n", st->period);
 	seq_printf(m, "store_period %llu\n", st->store_period);
 	seq_printf(m, "period_changes %llu\n", st->period_changes);
-	seq_printf(m, "ldlat %u\n", se->config.ldlat);
+	seq_printf(m, "ldlat %llu\n", se->config.ldlat);
 	seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(st->cpus));
 	seq_printf(m, "events %u\n", st->nr_events);
 	seq_printf(m, "elapsed_ms %llu\n", ms);

@@ -62,6 +62,8 @@ struct embm_cpu {
  * @st:		 where the counts go.
  * @cfg:	 the knobs of the session.
  * @scratch:	 for records that cross a page of a buffer.
+ * @base_period: the load period at start: adaptation never goes below.
+ * @base_store:	 likewise for stores.
  * @exited:	 ksamplingd saw the target exit.
  */
 struct embm_sampler {
@@ -80,6 +82,8 @@ struct embm_sampler {
 	struct embm_stats *st;
 	struct embm_config cfg;
 	void *scratch;
+	u64 base_period;
+	u64 base_store;
 	bool exited;
 };
 
@@ -368,9 +372,9 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run
 	if (used > s->cfg.cpu_budget && period < EMBM_PERIOD_MAX)
 		ksamplingd_set_periods(s, embm_align_period(s, period * 2),
 				       embm_align_period(s, store * 2));
-	else if (used < s->cfg.cpu_budget / 4 && period > s->cfg.period)
-		ksamplingd_set_periods(s, embm_align_period(s, max(period / 2, s->cfg.period)),
-				       embm_align_period(s, max(store / 2, s->cfg.store_period)));
+	else if (used < s->cfg.cpu_budget / 4 && period > s->base_period)
+		ksamplingd_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
+				       embm_align_period(s, max(store / 2, s->base_store)));
 }
 
 static bool ksamplingd_target_gone(struct embm_sampler *s)
@@ -518,6 +522,8 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	s->nr_descs = err;
 	s->st->period = embm_align_period(s, s->cfg.period ?: src->period);
 	s->st->store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
+	s->base_period = s->st->period;
+	s->base_store = s->st->store_period;
 
 	for_each_online_cpu(cpu) {
 		err = embm_open_cpu(s, cpu);

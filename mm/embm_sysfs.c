@@ -74,8 +74,7 @@ static struct kobj_attribute embm_source_attr = __ATTR_RW(source);
 /**
  * struct embm_knob - a numeric knob: a field of embm_knobs and its range
  * @attr:   the sysfs file.
- * @offset: of the field in struct embm_config.
- * @size:   of the field, 4 or 8 bytes.
+ * @offset: of the u64 field in struct embm_config.
  * @min:    smallest value taken.
  * @max:    largest value taken.
  * @pow2:   must also be a power of two.
@@ -84,7 +83,6 @@ static struct kobj_attribute embm_source_attr = __ATTR_RW(source);
 struct embm_knob {
 	struct kobj_attribute attr;
 	size_t offset;
-	unsigned int size;
 	u64 min, max;
 	bool pow2, zero;
 };
@@ -93,11 +91,11 @@ static ssize_t embm_knob_show(struct kobject *kobj, struct kobj_attribute *attr,
 			      char *buf)
 {
 	const struct embm_knob *k = container_of(attr, struct embm_knob, attr);
-	void *field = (void *)&embm_knobs + k->offset;
+	u64 *field = (void *)&embm_knobs + k->offset;
 	u64 v;
 
 	mutex_lock(&embm_knobs_lock);
-	v = k->size == sizeof(u64) ? *(u64 *)field : *(u32 *)field;
+	v = *field;
 	mutex_unlock(&embm_knobs_lock);
 	return sysfs_emit(buf, "%llu\n", v);
 }
@@ -106,7 +104,7 @@ static ssize_t embm_knob_store(struct kobject *kobj, struct kobj_attribute *attr
 			       const char *buf, size_t count)
 {
 	const struct embm_knob *k = container_of(attr, struct embm_knob, attr);
-	void *field = (void *)&embm_knobs + k->offset;
+	u64 *field = (void *)&embm_knobs + k->offset;
 	u64 v;
 	int err;
 
@@ -117,32 +115,24 @@ static ssize_t embm_knob_store(struct kobject *kobj, struct kobj_attribute *attr
 	    (v < k->min || v > k->max || (k->pow2 && !is_power_of_2(v))))
 		return -EINVAL;
 	mutex_lock(&embm_knobs_lock);
-	if (k->size == sizeof(u64))
-		*(u64 *)field = v;
-	else
-		*(u32 *)field = v;
+	*field = v;
 	mutex_unlock(&embm_knobs_lock);
 	return count;
 }
 
-#define EMBM_KNOB(_name, _min, _max, _pow2, _zero)				\
-	{									\
-		.attr = __ATTR(_name, 0644, embm_knob_show, embm_knob_store),	\
-		.offset = offsetof(struct embm_config, _name),			\
-		.size = sizeof_field(struct embm_config, _name),		\
-		.min = _min, .max = _max, .pow2 = _pow2, .zero = _zero,	\
-	}
+#define EMBM_KNOB_ATTR(_name)	__ATTR(_name, 0644, embm_knob_show, embm_knob_store)
+#define EMBM_KNOB_AT(_field)	offsetof(struct embm_config, _field)
 
 static struct embm_knob embm_num_knobs[] = {
 	/* 0: the source's default period. */
-	EMBM_KNOB(period,	1, BIT_ULL(40), false, true),
-	EMBM_KNOB(store_period,	1, BIT_ULL(40), false, true),
+	{ EMBM_KNOB_ATTR(period),	EMBM_KNOB_AT(period), 1, BIT_ULL(40), false, true },
+	{ EMBM_KNOB_ATTR(store_period),	EMBM_KNOB_AT(store_period), 1, BIT_ULL(40), false, true },
 	/* 0: no load-latency event; each CPU model has its own maximum. */
-	EMBM_KNOB(ldlat,	4, 2048, false, true),
-	EMBM_KNOB(ring_pages,	1, 1024, true, false),
+	{ EMBM_KNOB_ATTR(ldlat),	EMBM_KNOB_AT(ldlat), 4, 2048, false, true },
+	{ EMBM_KNOB_ATTR(ring_pages),	EMBM_KNOB_AT(ring_pages), 1, 1024, true, false },
 	/* Permille of one CPU; 0: fixed periods. */
-	EMBM_KNOB(cpu_budget,	1, 1000, false, true),
-	EMBM_KNOB(hot_pages,	1, 65536, false, false),
+	{ EMBM_KNOB_ATTR(cpu_budget),	EMBM_KNOB_AT(cpu_budget), 1, 1000, false, true },
+	{ EMBM_KNOB_ATTR(hot_pages),	EMBM_KNOB_AT(hot_pages), 1, 65536, false, false },
 };
 
 static struct attribute *embm_attrs[ARRAY_SIZE(embm_num_knobs) + 2];

@@ -111,6 +111,7 @@ static void kernel_rb_wrap_test(struct kunit *test)
 			head += size;
 			seq++;
 		}
+		/* Publish the records, as perf_output_put_handle() does. */
 		smp_store_release(&rb->user_page->data_head, head);
 		KUNIT_EXPECT_EQ(test, head - start, perf_kernel_rb_pending(rb));
 		n = perf_kernel_rb_read(rb, check_record, c, scratch, 512);
@@ -142,6 +143,7 @@ static void kernel_rb_corrupt_test(struct kunit *test)
 	make_record(rec, 32, 1);
 	((struct perf_event_header *)rec)->size = 0;
 	rb_put(rb, 32, rec, 32);
+	/* Publish, as a writer would. */
 	smp_store_release(&rb->user_page->data_head, 64);
 	KUNIT_EXPECT_EQ(test, -EBADMSG,
 			perf_kernel_rb_read(rb, count_record, &seen, scratch, sizeof(scratch)));
@@ -151,6 +153,7 @@ static void kernel_rb_corrupt_test(struct kunit *test)
 	/* A size beyond head is corrupt too. */
 	make_record(rec, 64, 2);
 	rb_put(rb, 64, rec, 32);
+	/* Publish, as a writer would. */
 	smp_store_release(&rb->user_page->data_head, 96);
 	KUNIT_EXPECT_EQ(test, -EBADMSG,
 			perf_kernel_rb_read(rb, count_record, &seen, scratch, sizeof(scratch)));
@@ -171,6 +174,7 @@ static void kernel_rb_oversized_test(struct kunit *test)
 	rb_put(rb, PAGE_SIZE - 64, rec, 256);
 	make_record(rec, 48, 1);
 	rb_put(rb, PAGE_SIZE + 192, rec, 48);
+	/* Publish, as a writer would. */
 	smp_store_release(&rb->user_page->data_head, PAGE_SIZE + 240);
 	KUNIT_EXPECT_EQ(test, -EMSGSIZE,
 			perf_kernel_rb_read(rb, count_record, &seen, scratch, sizeof(scratch)));

@@ -44,7 +44,7 @@ static int pipe_post(int fd)
 	return write(fd, "x", 1) == 1 ? 0 : -1;
 }
 
-static void msleep(long ms)
+static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
@@ -137,7 +137,6 @@ static int finish(struct child *c)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-
 static int workload(void *arg)
 {
 	return touch_all_nodes(memory_nodes, *(int *)arg);
@@ -213,7 +212,7 @@ TEST_F(sampling, per_node_counts_match_ground_truth)
 	ASSERT_STREQ("swfault", source);
 	ASSERT_EQ(0, embm_status("state", state, sizeof(state)));
 	ASSERT_STREQ("running", state);
-	msleep(50);
+	sleep_ms(50);
 	ASSERT_LT(0, embm_read_nodes(before));
 
 	ASSERT_EQ(0, pipe_post(c.go));
@@ -262,7 +261,7 @@ static void measure(struct __test_metadata *_metadata, struct child *c, int node
 		    struct embm_node_row *before, struct embm_node_row *after)
 {
 	ASSERT_EQ(0, embm_start(c->pid, node)) TH_LOG("embm_start: %m");
-	msleep(50);
+	sleep_ms(50);
 	ASSERT_LT(0, embm_read_nodes(before));
 	ASSERT_EQ(0, pipe_post(c->go));
 	ASSERT_EQ(0, pipe_wait(c->done));
@@ -340,7 +339,7 @@ TEST_F(sampling, system_wide_sees_other_processes)
 
 	ASSERT_EQ(0, spawn(&c, touch_study, &node));
 	ASSERT_EQ(0, embm_start(EMBM_PID_SYSTEM, node));
-	msleep(50);
+	sleep_ms(50);
 	ASSERT_LT(0, embm_read_nodes(before));
 	ASSERT_EQ(0, pipe_post(c.go));
 	ASSERT_EQ(0, pipe_wait(c.done));
@@ -376,7 +375,7 @@ TEST_F(sampling, target_exit_ends_the_session)
 		ASSERT_EQ(0, embm_status("state", state, sizeof(state)));
 		if (!strcmp(state, "exited"))
 			break;
-		msleep(10);
+		sleep_ms(10);
 	}
 	EXPECT_STREQ("exited", state);
 	/* A new session may start before anyone ends this one... */
@@ -530,6 +529,73 @@ static unsigned long long pfn_of(void *addr)
 	return (entry >> 63) ? entry & ((1ULL << 55) - 1) : 0;
 }
 
+static int set_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	if (fprintf(f, "%d", on) < 0)
+		err = -1;
+	if (fclose(f))
+		err = -1;
+	return err;
+}
+
+/* The workload pinned to the CPU in *arg. */
+static int workload_on_cpu(void *arg)
+{
+	int one = 1;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(*(int *)arg, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	return workload(&one);
+}
+
+/* A system-wide session follows a CPU that goes offline and comes back. */
+TEST_F(sampling, cpu_hotplug_is_followed)
+{
+	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	long long events, n;
+	int cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1, node = self->study, i;
+	struct child c;
+
+	if (cpu < 1 || access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "no CPU to take offline");
+	ASSERT_EQ(0, embm_start(EMBM_PID_SYSTEM, node));
+	events = embm_status_ll("events");
+	ASSERT_LT(0, events);
+	ASSERT_EQ(0, set_online(cpu, 0));
+	for (i = 0; i < 100 && embm_status_ll("events") == events; i++)
+		sleep_ms(10);
+	n = embm_status_ll("events");
+	EXPECT_GT(events, n);
+	ASSERT_EQ(0, set_online(cpu, 1));
+	for (i = 0; i < 100 && embm_status_ll("events") != events; i++)
+		sleep_ms(10);
+	EXPECT_EQ(events, embm_status_ll("events"));
+
+	/* Samples taken on the CPU that came back are counted. */
+	ASSERT_EQ(0, spawn(&c, workload_on_cpu, &cpu));
+	sleep_ms(50);
+	ASSERT_LT(0, embm_read_nodes(before));
+	ASSERT_EQ(0, pipe_post(c.go));
+	ASSERT_EQ(0, pipe_wait(c.done));
+	ASSERT_EQ(0, embm_end(EMBM_PID_SYSTEM));
+	ASSERT_LT(0, embm_read_nodes(after));
+	ASSERT_EQ(0, finish(&c));
+	if (!cpu_nodes[node])
+		EXPECT_EQ(truth_pages(node), delta(before, after, node));
+	EXPECT_LE(truth_pages(node), delta(before, after, node));
+}
+
 #define HOT_ROUNDS	1000
 #define HOT_FILE	"/tmp/embm-hot-page"
 
@@ -539,7 +605,6 @@ static unsigned long long pfn_of(void *addr)
  */
 static int refault_one_page(void *arg)
 {
-	volatile char sink;
 	int fd, r;
 	char *p;
 
@@ -551,11 +616,10 @@ static int refault_one_page(void *arg)
 	if (p == MAP_FAILED)
 		return -1;
 	for (r = 0; r < HOT_ROUNDS; r++) {
-		sink = p[0];
-		if (madvise(p, EMBM_PAGE, MADV_DONTNEED))
+		if (__atomic_load_n(&p[0], __ATOMIC_RELAXED) != 1 ||
+		    madvise(p, EMBM_PAGE, MADV_DONTNEED))
 			return -1;
 	}
-	(void)sink;
 	return 0;
 }
 
