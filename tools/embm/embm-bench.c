@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm-bench: a workload whose memory traffic per node is known
+ *
+ * Buffers of given sizes are bound to given nodes (libnuma, MPOL_BIND, no
+ * transparent huge pages).  Each process first writes every page of its
+ * buffers once (the first touches: one page fault a page), then runs the
+ * access pattern over them for a number of passes or seconds.  It prints
+ * what it did per node, in the names embm-run uses, so a test compares the
+ * two directly: "pages" are first touches, "accesses" cache-line accesses.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <numa.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE		4096UL
+#define LINE		64UL
+#define MAX_BUFFERS	64
+#define MAX_NODES	1024
+
+enum pattern { SEQ_READ, RAND_READ, CHASE, WRITE };
+static const char *const pattern_names[] = {
+	[SEQ_READ] = "seq-read", [RAND_READ] = "rand-read",
+	[CHASE] = "chase", [WRITE] = "write",
+};
+
+struct buffer {
+	size_t size;
+	int node;
+};
+
+/* Per-node counts, shared by every process and thread. */
+struct counts {
+	unsigned long long pages, loads, stores;
+};
+
+static struct buffer buffers[MAX_BUFFERS];
+static int nr_buffers;
+static enum pattern pattern = WRITE;
+static int nr_threads = 1, nr_children;
+static long passes = 1;
+static double duration;
+static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: embm-bench [options] -b SIZE@NODE [-b SIZE@NODE ...]\n"
+"\n"
+"Touches buffers bound to nodes and says what it did per node.\n"
+"\n"
+"  -b, --buffer SIZE@NODE  a buffer of SIZE bytes (K, M, G) bound to NODE\n"
+"  -p, --pattern P         write (default), seq-read, rand-read or chase\n"
+"  -t, --threads N         threads per process, each on a slice (default 1)\n"
+"  -c, --children N        child processes, each with buffers of its own\n"
+"  -r, --passes N          passes of the pattern (default 1)\n"
+"  -d, --duration S        run passes for S seconds instead\n"
+"  -j, --json              print JSON, in embm-run's names\n"
+"  -o, --output FILE       write to FILE, not stdout\n"
+"  -h, --help              this text\n"
+"\n"
+"Every page is first written once (pages), then the pattern makes one\n"
+"access per 64-byte line a pass (accesses = loads + stores).\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2))) fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "embm-bench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static size_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	switch (*end) {
+	case 'g': case 'G': v <<= 30; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'k': case 'K': v <<= 10; end++; break;
+	}
+	if (end == s || *end != '@' || !v)
+		fatal("--buffer: not SIZE@NODE: '%s'", s);
+	return (v + PAGE - 1) & ~(PAGE - 1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void add(int node, unsigned long long pages, unsigned long long loads,
+		unsigned long long stores)
+{
+	__atomic_add_fetch(&shared[node].pages, pages, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&shared[node].loads, loads, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&shared[node].stores, stores, __ATOMIC_RELAXED);
+}
+
+struct slice {
+	char *base[MAX_BUFFERS];	/* this thread's part of each buffer */
+	size_t len[MAX_BUFFERS];
+	unsigned int seed;
+	pthread_barrier_t *ready;
+};
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Link the lines of [p, p + len) into one random cycle; returns the start. */
+static void **make_chain(char *p, size_t len, uint64_t *rng)
+{
+	size_t n = len / LINE, i, j, t;
+	size_t *order = malloc(n * sizeof(*order));
+
+	if (!order)
+		fatal("out of memory");
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		j = xorshift(rng) % (i + 1);
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		*(void **)(p + order[i] * LINE) = p + order[(i + 1) % n] * LINE;
+	free(order);
+	return (void **)p;	/* every line is on the cycle */
+}
+
+static void *worker(void *arg)
+{
+	struct slice *s = arg;
+	uint64_t rng = s->seed * 2654435761u + 1;
+	void **chain[MAX_BUFFERS] = { 0 };
+	unsigned long long sink = 0;
+	double end = duration > 0 ? now() + duration : 0;
+	long pass;
+	int b;
+
+	/* First touches: one write a page. */
+	for (b = 0; b < nr_buffers; b++) {
+		for (size_t off = 0; off < s->len[b]; off += PAGE)
+			__atomic_store_n(&s->base[b][off], 1, __ATOMIC_RELAXED);
+		add(buffers[b].node, s->len[b] / PAGE, 0, s->len[b] / PAGE);
+		if (pattern == CHASE && s->len[b]) {
+			chain[b] = make_chain(s->base[b], s->len[b], &rng);
+			add(buffers[b].node, 0, 0, s->len[b] / LINE);
+		}
+	}
+	pthread_barrier_wait(s->ready);
+
+	for (pass = 0; end ? now() < end : pass < passes; pass++) {
+		for (b = 0; b < nr_buffers; b++) {
+			size_t lines = s->len[b] / LINE, i;
+			char *p = s->base[b];
+			void **q = chain[b];
+
+			switch (pattern) {
+			case WRITE:
+				for (i = 0; i < lines; i++)
+					__atomic_store_n(&p[i * LINE], (char)i, __ATOMIC_RELAXED);
+				add(buffers[b].node, 0, 0, lines);
+				break;
+			case SEQ_READ:
+				for (i = 0; i < lines; i++)
+					sink += __atomic_load_n(&p[i * LINE], __ATOMIC_RELAXED);
+				add(buffers[b].node, 0, lines, 0);
+				break;
+			case RAND_READ:
+				for (i = 0; i < lines; i++)
+					sink += __atomic_load_n(&p[(xorshift(&rng) % lines) * LINE],
+								__ATOMIC_RELAXED);
+				add(buffers[b].node, 0, lines, 0);
+				break;
+			case CHASE:
+				for (i = 0; i < lines; i++)
+					q = __atomic_load_n(q, __ATOMIC_RELAXED);
+				chain[b] = q;
+				add(buffers[b].node, 0, lines, 0);
+				break;
+			}
+		}
+	}
+	__atomic_store_n(&s->seed, (unsigned int)sink, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* One process: allocate, split among threads, run. */
+static void run_process(unsigned int id)
+{
+	struct slice *slices = calloc(nr_threads, sizeof(*slices));
+	pthread_t *threads = calloc(nr_threads, sizeof(*threads));
+	pthread_barrier_t ready;
+	int b, t;
+
+	if (!slices || !threads)
+		fatal("out of memory");
+	pthread_barrier_init(&ready, NULL, nr_threads);
+	for (b = 0; b < nr_buffers; b++) {
+		size_t pages = buffers[b].size / PAGE, per = pages / nr_threads;
+		char *p = numa_alloc_onnode(buffers[b].size, buffers[b].node);
+
+		if (!p)
+			fatal("cannot allocate %zu bytes on node %d", buffers[b].size,
+			      buffers[b].node);
+		if (madvise(p, buffers[b].size, MADV_NOHUGEPAGE))
+			fatal("madvise(MADV_NOHUGEPAGE): %m");
+		for (t = 0; t < nr_threads; t++) {
+			slices[t].base[b] = p + t * per * PAGE;
+			slices[t].len[b] = (t == nr_threads - 1 ? pages - t * per : per) * PAGE;
+		}
+	}
+	for (t = 0; t < nr_threads; t++) {
+		slices[t].seed = id * 1000 + t;
+		slices[t].ready = &ready;
+		if (pthread_create(&threads[t], NULL, worker, &slices[t]))
+			fatal("pthread_create failed");
+	}
+	for (t = 0; t < nr_threads; t++)
+		pthread_join(threads[t], NULL);
+}
+
+static void print(FILE *f, bool json, double secs)
+{
+	int n, first = 1;
+
+	if (json) {
+		fprintf(f, "{\"version\": 1, \"tool\": \"embm-bench\", \"pattern\": \"%s\", "
+			"\"processes\": %d, \"threads\": %d, \"elapsed_ms\": %.0f,\n \"nodes\": [\n",
+			pattern_names[pattern], nr_children + 1, nr_threads, secs * 1000);
+		for (n = 0; n < MAX_NODES; n++) {
+			struct counts *c = &shared[n];
+
+			if (!c->pages)
+				continue;
+			fprintf(f, "%s  {\"node\": %d, \"pages\": %llu, \"accesses\": %llu, "
+				"\"loads\": %llu, \"stores\": %llu}", first ? "" : ",\n", n,
+				c->pages, c->loads + c->stores, c->loads, c->stores);
+			first = 0;
+		}
+		fprintf(f, "\n ]}\n");
+		return;
+	}
+	fprintf(f, "embm-bench: %s, %d process(es) x %d thread(s), %.3f s\n",
+		pattern_names[pattern], nr_children + 1, nr_threads, secs);
+	fprintf(f, "  node       pages     accesses        loads       stores\n");
+	for (n = 0; n < MAX_NODES; n++) {
+		struct counts *c = &shared[n];
+
+		if (c->pages)
+			fprintf(f, "  %4d %11llu %12llu %12llu %12llu\n", n, c->pages,
+				c->loads + c->stores, c->loads, c->stores);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "buffer",	required_argument, NULL, 'b' },
+		{ "pattern",	required_argument, NULL, 'p' },
+		{ "threads",	required_argument, NULL, 't' },
+		{ "children",	required_argument, NULL, 'c' },
+		{ "passes",	required_argument, NULL, 'r' },
+		{ "duration",	required_argument, NULL, 'd' },
+		{ "json",	no_argument,	   NULL, 'j' },
+		{ "output",	required_argument, NULL, 'o' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{}
+	};
+	const char *output = NULL;
+	bool json = false;
+	FILE *out = stdout;
+	double t0;
+	int opt, i, status, failed = 0;
+	pid_t pid;
+
+	while ((opt = getopt_long(argc, argv, "b:p:t:c:r:d:jo:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			if (nr_buffers == MAX_BUFFERS)
+				fatal("at most %d buffers", MAX_BUFFERS);
+			buffers[nr_buffers].size = parse_size(optarg);
+			buffers[nr_buffers].node = atoi(strchr(optarg, '@') + 1);
+			nr_buffers++;
+			break;
+		case 'p':
+			for (i = 0; i < 4 && strcmp(optarg, pattern_names[i]); i++)
+				;
+			if (i == 4)
+				fatal("--pattern: one of write, seq-read, rand-read, chase");
+			pattern = i;
+			break;
+		case 't': nr_threads = atoi(optarg); break;
+		case 'c': nr_children = atoi(optarg); break;
+		case 'r': passes = atol(optarg); break;
+		case 'd': duration = atof(optarg); break;
+		case 'j': json = true; break;
+		case 'o': output = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!nr_buffers || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (nr_threads < 1 || nr_threads > 1024 || nr_children < 0 || nr_children > 1024 ||
+	    passes < 0 || duration < 0)
+		fatal("--threads 1..1024, --children 0..1024, --passes and --duration >= 0");
+	if (numa_available() < 0)
+		fatal("no NUMA support in this kernel");
+	for (i = 0; i < nr_buffers; i++) {
+		if (buffers[i].node < 0 || buffers[i].node > numa_max_node() ||
+		    numa_node_size64(buffers[i].node, NULL) <= 0)
+			fatal("node %d does not exist or has no memory", buffers[i].node);
+		if (buffers[i].size / PAGE < (size_t)nr_threads)
+			fatal("buffer %d: fewer pages than threads", i);
+	}
+	if (output) {
+		out = fopen(output, "w");
+		if (!out)
+			fatal("cannot write %s: %m", output);
+	}
+	shared = mmap(NULL, MAX_NODES * sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		fatal("mmap: %m");
+
+	t0 = now();
+	for (i = 0; i < nr_children; i++) {
+		pid = fork();
+		if (pid < 0)
+			fatal("fork: %m");
+		if (pid == 0) {
+			run_process(i + 1);
+			_exit(0);
+		}
+	}
+	run_process(0);
+	while (wait(&status) > 0)
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status);
+	if (failed)
+		fatal("a child process failed");
+	print(out, json, now() - t0);
+	if (out != stdout)
+		fclose(out);
+	return 0;
+}

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm-run: run a command under embm and print where its memory accesses
+ * went, per node and tier
+ *
+ *   embm-run [options] -- cmd [args]
+ *   embm-run --pid P [--duration S]
+ *   embm-run --system [--duration S] [-- cmd [args]]
+ *
+ * For a command, sampling is on before its first instruction: the child
+ * waits until embm_start(child, node) succeeded, then execs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <linux/embm.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+
+static const char *proc_dir = "/proc/embm";
+static volatile sig_atomic_t got_signal;
+static pid_t child_pid;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: embm-run [options] -- cmd [args]\n"
+"       embm-run [options] --pid P\n"
+"       embm-run [options] --system [-- cmd [args]]\n"
+"\n"
+"Samples where the memory accesses of a command (or a running process, or\n"
+"the whole system) go, and prints them per NUMA node and tier.\n"
+"\n"
+"  -n, --node N        node under study (usually the CXL node): shown first\n"
+"  -s, --system        every process, while cmd runs or for --duration\n"
+"  -p, --pid P         a running process, until Ctrl-C, --duration or its exit\n"
+"  -d, --duration S    stop after S seconds (--pid, --system)\n"
+"  -S, --source NAME   auto, pebs, ibs or swfault for this session\n"
+"  -P, --period N      sample period for this session (0: the source's)\n"
+"  -i, --interval S    print a snapshot every S seconds while running\n"
+"  -t, --top N         hot pages to show (default 10)\n"
+"  -j, --json          print the report as JSON\n"
+"  -o, --output FILE   write the report to FILE, not stdout\n"
+"  -h, --help          this text\n"
+"\n"
+"Exits with the command's status (128 + signal if it was killed), or 1 when\n"
+"embm could not sample; the reason is printed.\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2))) fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "embm-run: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (child_pid > 0)
+		kill(child_pid, SIGKILL);
+	exit(1);
+}
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+	/* Forward to the command: it decides whether to stop. */
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* Write a knob, returning its old value in @old (for restoring). */
+static int set_knob(const char *knob, const char *val, char *old, size_t size)
+{
+	char path[256], line[256], *s, *e;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/embm/%s", knob);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	s = strchr(line, '[');
+	if (s && (e = strchr(++s, ']')))
+		*e = 0;
+	else
+		s = line;
+	snprintf(old, size, "%s", s);
+
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	if (fputs(val, f) < 0)
+		err = -1;
+	if (fclose(f))
+		err = -1;
+	return err;
+}
+
+struct knob {
+	const char *name;
+	const char *val;
+	char old[64];
+	bool set;
+};
+
+static void knobs_set(struct knob *k, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (!k[i].val)
+			continue;
+		if (set_knob(k[i].name, k[i].val, k[i].old, sizeof(k[i].old)))
+			fatal("cannot set /sys/kernel/mm/embm/%s to '%s': %m", k[i].name, k[i].val);
+		k[i].set = true;
+	}
+}
+
+/* Sessions copy the knobs when they start: put them back right after. */
+static void knobs_restore(struct knob *k, int n)
+{
+	char dummy[64];
+
+	for (int i = 0; i < n; i++) {
+		if (k[i].set)
+			set_knob(k[i].name, k[i].old, dummy, sizeof(dummy));
+		k[i].set = false;
+	}
+}
+
+static void start_or_die(pid_t pid, int node, const char *who)
+{
+	struct embm_report r;
+	int err;
+
+	if (!syscall(__NR_embm_start, pid, node))
+		return;
+	err = errno;
+	if (err == EBUSY && !embm_report_read(&r, proc_dir)) {
+		embm_report_free(&r);
+		fatal("cannot sample %s: %s (for target %d, see %s/status)", who,
+		      embm_strerror_start(err), r.target, proc_dir);
+	}
+	fatal("cannot sample %s: %s", who, embm_strerror_start(err));
+}
+
+static void report(FILE *out, const char *what, bool json, unsigned int top)
+{
+	struct embm_report r;
+
+	if (embm_report_read(&r, proc_dir)) {
+		fprintf(stderr, "embm-run: cannot read %s: %m\n", proc_dir);
+		return;
+	}
+	if (json)
+		embm_report_json(out, &r, "embm-run", what, top);
+	else
+		embm_report_print(out, &r, what, top);
+	embm_report_free(&r);
+	fflush(out);
+}
+
+static int parse_num(const char *s, const char *opt, long min)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < min || v > 1000000000)
+		fatal("%s: not a number >= %ld: '%s'", opt, min, s);
+	return v;
+}
+
+static bool session_running(void)
+{
+	struct embm_report r;
+	bool running;
+
+	if (embm_report_read(&r, proc_dir))
+		return false;
+	running = !strcmp(r.state, "running");
+	embm_report_free(&r);
+	return running;
+}
+
+/* Wait for @pidfd (or, with -1, a signal, the deadline or the session's end). */
+static int wait_loop(int pidfd, double duration, double interval, FILE *out,
+		     const char *what, bool json, unsigned int top)
+{
+	struct timespec t0, now;
+	double next = interval, elapsed;
+	int timeout;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed = now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (interval > 0 && elapsed >= next) {
+			report(out, what, json, top);
+			next += interval;
+		}
+		if (duration > 0 && elapsed >= duration)
+			return 0;
+		if (pidfd < 0 && (got_signal || !session_running()))
+			return 0;
+		timeout = 200;
+		if (pidfd >= 0) {
+			if (poll(&p, 1, timeout) > 0)
+				return 1;
+		} else {
+			struct timespec ts = { 0, timeout * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "node",	required_argument, NULL, 'n' },
+		{ "system",	no_argument,	   NULL, 's' },
+		{ "pid",	required_argument, NULL, 'p' },
+		{ "duration",	required_argument, NULL, 'd' },
+		{ "source",	required_argument, NULL, 'S' },
+		{ "period",	required_argument, NULL, 'P' },
+		{ "interval",	required_argument, NULL, 'i' },
+		{ "top",	required_argument, NULL, 't' },
+		{ "json",	no_argument,	   NULL, 'j' },
+		{ "output",	required_argument, NULL, 'o' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{}
+	};
+	struct knob knobs[] = { { "source" }, { "period" } };
+	int node = EMBM_NODE_NONE, opt, go[2], status = 0, rc = 0, pidfd = -1;
+	double duration = 0, interval = 0;
+	unsigned int top = 10;
+	const char *output = NULL;
+	bool json = false, system_wide = false;
+	pid_t pid = 0, target;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char what[512] = "";
+	FILE *out = stdout;
+
+	while ((opt = getopt_long(argc, argv, "+n:sp:d:S:P:i:t:jo:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': node = parse_num(optarg, "--node", -1); break;
+		case 's': system_wide = true; break;
+		case 'p': pid = parse_num(optarg, "--pid", 1); break;
+		case 'd': duration = atof(optarg); break;
+		case 'S': knobs[0].val = optarg; break;
+		case 'P': knobs[1].val = optarg; break;
+		case 'i': interval = atof(optarg); break;
+		case 't': top = parse_num(optarg, "--top", 0); break;
+		case 'j': json = true; break;
+		case 'o': output = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	argv += optind;
+	argc -= optind;
+	if ((pid && (system_wide || argc)) || (!pid && !system_wide && !argc)) {
+		usage(stderr);
+		return 2;
+	}
+	if (duration < 0 || interval < 0)
+		fatal("--duration and --interval take seconds >= 0");
+	if (output) {
+		out = fopen(output, "w");
+		if (!out)
+			fatal("cannot write %s: %m", output);
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (!argc) {
+		/* An existing process, or the system, until told to stop. */
+		target = system_wide ? EMBM_PID_SYSTEM : pid;
+		snprintf(what, sizeof(what), system_wide ? "system-wide" : "process %d", pid);
+		knobs_set(knobs, 2);
+		start_or_die(target, node, what);
+		knobs_restore(knobs, 2);
+		wait_loop(-1, duration, interval, out, what, json, top);
+		if (syscall(__NR_embm_end, target) && errno != ENOENT)
+			fprintf(stderr, "embm-run: embm_end: %m\n");
+		report(out, what, json, top);
+		return 0;
+	}
+
+	for (int i = 0; i < argc; i++)
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s",
+			 i ? " " : "", argv[i]);
+	if (pipe(go))
+		fatal("pipe: %m");
+	child_pid = fork();
+	if (child_pid < 0)
+		fatal("fork: %m");
+	if (child_pid == 0) {
+		char c;
+
+		close(go[1]);
+		/* EOF instead of a byte: the parent could not start sampling. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "embm-run: cannot run %s: %m\n", argv[0]);
+		_exit(127);
+	}
+	close(go[0]);
+	target = system_wide ? EMBM_PID_SYSTEM : child_pid;
+	knobs_set(knobs, 2);
+	start_or_die(target, node, system_wide ? "the system" : what);
+	knobs_restore(knobs, 2);
+	pidfd = syscall(SYS_pidfd_open, child_pid, 0);
+	if (write(go[1], "g", 1) != 1)
+		fatal("cannot start the command: %m");
+	close(go[1]);
+
+	if (pidfd >= 0)
+		wait_loop(pidfd, 0, interval, out, what, json, top);
+	while (waitpid(child_pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			fatal("waitpid: %m");
+	}
+	child_pid = 0;
+	/* After its exit the session has ended by itself; this collects it. */
+	if (syscall(__NR_embm_end, target) && errno != ENOENT)
+		fprintf(stderr, "embm-run: embm_end: %m\n");
+	report(out, what, json, top);
+	if (out != stdout)
+		fclose(out);
+
+	if (WIFEXITED(status))
+		rc = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		rc = 128 + WTERMSIG(status);
+	return rc;
+}

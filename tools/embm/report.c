@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm tools: read /proc/embm and print it as a table or as JSON
+ *
+ * The files are line-oriented: "version N", a header line naming the
+ * fields, then one record a line (Documentation/admin-guide/mm/embm.rst).
+ */
+#include <errno.h>
+#include <linux/embm.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static FILE *open_file(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return fopen(path, "r");
+}
+
+/* Check the "version N" first line; -1 if missing or not ours. */
+static int read_version(FILE *f, int *version)
+{
+	char line[64];
+
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "version %d", version) != 1)
+		return -1;
+	return *version == EMBM_PROC_VERSION ? 0 : -1;
+}
+
+static int read_status(struct embm_report *r, const char *dir)
+{
+	struct { const char *key; unsigned long long *v; } nums[] = {
+		{ "period", &r->period }, { "store_period", &r->store_period },
+		{ "period_changes", &r->period_changes }, { "elapsed_ms", &r->elapsed_ms },
+		{ "samples", &r->samples }, { "attributed", &r->attributed },
+		{ "no_phys", &r->no_phys }, { "bad_pfn", &r->bad_pfn },
+		{ "lost", &r->lost }, { "throttled", &r->throttled },
+		{ "bad_records", &r->bad_records }, { "events", &r->events },
+		{ "ksamplingd_cpu_ms", &r->cpu_ms },
+		{ "ksamplingd_cpu_permille", &r->cpu_permille },
+	};
+	char line[512], key[64];
+	FILE *f = open_file(dir, "status");
+	unsigned int i;
+	int off;
+
+	if (!f)
+		return -1;
+	if (read_version(f, &r->version)) {
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%63s %n", key, &off) != 1)
+			continue;
+		if (!strcmp(key, "state"))
+			snprintf(r->state, sizeof(r->state), "%s", line + off);
+		else if (!strcmp(key, "target"))
+			r->target = atoi(line + off);
+		else if (!strcmp(key, "node"))
+			r->node = atoi(line + off);
+		else if (!strcmp(key, "source"))
+			snprintf(r->source, sizeof(r->source), "%s", line + off);
+		else if (!strcmp(key, "source_reason"))
+			snprintf(r->reason, sizeof(r->reason), "%s", line + off);
+		else if (!strcmp(key, "cpus"))
+			snprintf(r->cpus, sizeof(r->cpus), "%s", line + off);
+		for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+			if (!strcmp(key, nums[i].key))
+				*nums[i].v = strtoull(line + off, NULL, 10);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int read_nodes(struct embm_report *r, const char *dir)
+{
+	char line[512], study[4];
+	struct embm_node *n;
+	FILE *f = open_file(dir, "nodes");
+	int version;
+
+	if (!f)
+		return -1;
+	if (read_version(f, &version)) {
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) && r->nr_nodes < EMBM_TOOLS_MAX_NODES) {
+		n = &r->nodes[r->nr_nodes];
+		if (sscanf(line, "%d %15s %llu %lf %llu %llu %llu %llu %llu %llu %3s",
+			   &n->node, n->tier, &n->samples, &n->share, &n->loads,
+			   &n->stores, &n->accesses, &n->lat_samples, &n->lat_mean,
+			   &n->pages, study) != 11)
+			continue;
+		n->study = study[0] == '*';
+		r->nr_nodes++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int read_matrix(struct embm_report *r, const char *dir)
+{
+	char line[8192], *p, *end;
+	FILE *f = open_file(dir, "matrix");
+	int version, c;
+
+	if (!f)
+		return -1;
+	if (read_version(f, &version) || !fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -1;
+	}
+	/* "cpu_node mem2 mem0 ..." */
+	for (p = strstr(line, "mem"); p && r->nr_cols < EMBM_TOOLS_MAX_NODES;
+	     p = strstr(p, "mem"))
+		r->cols[r->nr_cols++] = strtol(p + 3, &p, 10);
+	r->matrix = calloc((size_t)EMBM_TOOLS_MAX_NODES * (r->nr_cols ?: 1),
+			   sizeof(*r->matrix));
+	if (!r->matrix) {
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) && r->nr_rows < EMBM_TOOLS_MAX_NODES) {
+		r->rows[r->nr_rows] = strtol(line, &p, 10);
+		if (p == line)
+			continue;
+		for (c = 0; c < r->nr_cols; c++) {
+			r->matrix[r->nr_rows * r->nr_cols + c] = strtoull(p, &end, 10);
+			p = end;
+		}
+		r->nr_rows++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int read_hot(struct embm_report *r, const char *dir)
+{
+	char line[256], study[4];
+	FILE *f = open_file(dir, "hotpages");
+	struct embm_hot *h;
+	int version;
+
+	if (!f)
+		return -1;
+	if (read_version(f, &version)) {
+		fclose(f);
+		return -1;
+	}
+	r->hot = calloc(EMBM_TOOLS_MAX_HOT, sizeof(*r->hot));
+	if (!r->hot) {
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) && r->nr_hot < EMBM_TOOLS_MAX_HOT) {
+		h = &r->hot[r->nr_hot];
+		if (sscanf(line, "%u %llx %d %15s %llu %llu %3s", &h->rank, &h->pfn,
+			   &h->node, h->tier, &h->count, &h->error, study) != 7)
+			continue;
+		h->study = study[0] == '*';
+		r->nr_hot++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/**
+ * embm_report_read() - read every file of an embm procfs directory
+ * @r:   filled in; free with embm_report_free()
+ * @dir: normally "/proc/embm"
+ *
+ * Return: 0; -1 with errno set when a file is missing or of another
+ * version (ENOENT: no embm here; EPROTO: a layout this tool does not know).
+ */
+int embm_report_read(struct embm_report *r, const char *dir)
+{
+	memset(r, 0, sizeof(*r));
+	r->target = -1;
+	r->node = -1;
+	errno = 0;
+	if (read_status(r, dir)) {
+		if (!errno)
+			errno = EPROTO;
+		return -1;
+	}
+	if (!strcmp(r->state, "idle"))
+		return 0;
+	if (read_nodes(r, dir) || read_matrix(r, dir) || read_hot(r, dir)) {
+		if (!errno)
+			errno = EPROTO;
+		embm_report_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+void embm_report_free(struct embm_report *r)
+{
+	free(r->matrix);
+	free(r->hot);
+	r->matrix = NULL;
+	r->hot = NULL;
+}
+
+static void print_lat(FILE *f, const struct embm_node *n)
+{
+	if (n->lat_samples)
+		fprintf(f, " %9llu", n->lat_mean);
+	else
+		fprintf(f, " %9s", "-");
+}
+
+/**
+ * embm_report_print() - the report as tables for a person
+ * @f:    where to
+ * @r:    the report
+ * @what: a line saying what was measured, or NULL
+ * @top:  how many hot pages to show
+ */
+void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
+		       unsigned int top)
+{
+	int i, c;
+
+	if (what)
+		fprintf(f, "embm: %s\n", what);
+	if (!strcmp(r->state, "idle")) {
+		fprintf(f, "no session since boot\n");
+		return;
+	}
+	fprintf(f, "session %s, target %d, node %d, %llu.%03llu s, source %s (period %llu, %s)\n",
+		r->state, r->target, r->node, r->elapsed_ms / 1000, r->elapsed_ms % 1000,
+		r->source, r->period, r->reason);
+	fprintf(f, "samples %llu: attributed %llu, no address %llu; lost %llu, throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n\n",
+		r->samples, r->attributed, r->no_phys + r->bad_pfn, r->lost,
+		r->throttled, r->cpu_ms, r->cpu_permille / 10, r->cpu_permille % 10);
+
+	fprintf(f, "  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages\n");
+	for (i = 0; i < r->nr_nodes; i++) {
+		const struct embm_node *n = &r->nodes[i];
+
+		fprintf(f, "%c %4d %-4s %10llu %6.2f%% %8llu %8llu %12llu", n->study ? '*' : ' ',
+			n->node, n->tier, n->samples, n->share, n->loads, n->stores,
+			n->accesses);
+		print_lat(f, n);
+		fprintf(f, " %9llu\n", n->pages);
+	}
+	if (r->nr_rows) {
+		fprintf(f, "\nsamples by CPU node (rows) and memory node (columns):\n%8s", "");
+		for (c = 0; c < r->nr_cols; c++)
+			fprintf(f, " %10s%d", "mem", r->cols[c]);
+		fprintf(f, "\n");
+		for (i = 0; i < r->nr_rows; i++) {
+			fprintf(f, "  cpu%-4d", r->rows[i]);
+			for (c = 0; c < r->nr_cols; c++)
+				fprintf(f, " %11llu", r->matrix[i * r->nr_cols + c]);
+			fprintf(f, "\n");
+		}
+	}
+	if (r->nr_hot && top) {
+		fprintf(f, "\nhot pages (count is at most error too high):\n");
+		fprintf(f, "  rank         pfn  node tier       count     error\n");
+		for (i = 0; i < r->nr_hot && i < (int)top; i++) {
+			const struct embm_hot *h = &r->hot[i];
+
+			fprintf(f, "%c %4u %#11llx %5d %-4s %11llu %9llu\n", h->study ? '*' : ' ',
+				h->rank, h->pfn, h->node, h->tier, h->count, h->error);
+		}
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/**
+ * embm_report_json() - the report as one JSON object
+ * @f:    where to
+ * @r:    the report
+ * @tool: "embm-run" or "embm-stat"
+ * @what: the command measured, or NULL
+ * @top:  how many hot pages to include
+ *
+ * One node object a line, so that simple tools can read it line by line.
+ * embm-bench uses the same names for what it did.
+ */
+void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
+		      const char *what, unsigned int top)
+{
+	int i, c;
+
+	fprintf(f, "{\"version\": %d, \"tool\": ", EMBM_PROC_VERSION);
+	json_str(f, tool);
+	if (what) {
+		fprintf(f, ", \"command\": ");
+		json_str(f, what);
+	}
+	fprintf(f, ", \"state\": ");
+	json_str(f, r->state);
+	fprintf(f, ", \"target\": %d, \"node\": %d, \"source\": ", r->target, r->node);
+	json_str(f, r->source);
+	fprintf(f, ", \"source_reason\": ");
+	json_str(f, r->reason);
+	fprintf(f, ",\n \"period\": %llu, \"store_period\": %llu, \"elapsed_ms\": %llu, "
+		"\"samples\": %llu, \"attributed\": %llu, \"no_phys\": %llu, \"lost\": %llu, "
+		"\"throttled\": %llu, \"ksamplingd_cpu_ms\": %llu,\n \"nodes\": [\n",
+		r->period, r->store_period, r->elapsed_ms, r->samples, r->attributed,
+		r->no_phys + r->bad_pfn, r->lost, r->throttled, r->cpu_ms);
+	for (i = 0; i < r->nr_nodes; i++) {
+		const struct embm_node *n = &r->nodes[i];
+
+		fprintf(f, "  {\"node\": %d, \"tier\": \"%s\", \"samples\": %llu, \"share_pct\": %.2f, "
+			"\"loads\": %llu, \"stores\": %llu, \"accesses\": %llu, \"lat_samples\": %llu, "
+			"\"lat_mean_cycles\": %llu, \"pages\": %llu, \"study\": %s}%s\n",
+			n->node, n->tier, n->samples, n->share, n->loads, n->stores,
+			n->accesses, n->lat_samples, n->lat_mean, n->pages,
+			n->study ? "true" : "false", i + 1 < r->nr_nodes ? "," : "");
+	}
+	fprintf(f, " ],\n \"matrix\": [\n");
+	for (i = 0; i < r->nr_rows; i++) {
+		for (c = 0; c < r->nr_cols; c++)
+			fprintf(f, "  {\"cpu_node\": %d, \"mem_node\": %d, \"samples\": %llu}%s\n",
+				r->rows[i], r->cols[c], r->matrix[i * r->nr_cols + c],
+				i + 1 < r->nr_rows || c + 1 < r->nr_cols ? "," : "");
+	}
+	fprintf(f, " ],\n \"hot_pages\": [\n");
+	for (i = 0; i < r->nr_hot && i < (int)top; i++) {
+		const struct embm_hot *h = &r->hot[i];
+
+		fprintf(f, "  {\"rank\": %u, \"pfn\": %llu, \"node\": %d, \"tier\": \"%s\", "
+			"\"count\": %llu, \"error\": %llu}%s\n", h->rank, h->pfn, h->node,
+			h->tier, h->count, h->error,
+			i + 1 < r->nr_hot && i + 1 < (int)top ? "," : "");
+	}
+	fprintf(f, " ]}\n");
+}
+
+/**
+ * embm_strerror_start() - what an errno of embm_start() means, for a person
+ * @err: the errno
+ */
+const char *embm_strerror_start(int err)
+{
+	switch (err) {
+	case ENOSYS:
+		return "this kernel has no embm system calls (built without CONFIG_EMBM)";
+	case EPERM:
+		return "needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)";
+	case EACCES:
+		return "no ptrace read access to the target process";
+	case ESRCH:
+		return "no such process, or it is exiting";
+	case EINVAL:
+		return "invalid pid or node (the node must be online and have memory), or a knob the source refuses";
+	case EBUSY:
+		return "a session is already running";
+	case EOPNOTSUPP:
+		return "no sample source works here, or not the one forced (see dmesg)";
+	case ENOMEM:
+		return "out of memory";
+	default:
+		return strerror(err);
+	}
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * embm tools: read /proc/embm and print it as a table or as JSON
+ */
+#ifndef __EMBM_TOOLS_REPORT_H
+#define __EMBM_TOOLS_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define EMBM_TOOLS_MAX_NODES	1024
+#define EMBM_TOOLS_MAX_HOT	65536
+
+struct embm_node {
+	int node;
+	char tier[16];
+	unsigned long long samples, loads, stores, accesses, lat_samples,
+			   lat_mean, pages;
+	double share;
+	bool study;
+};
+
+struct embm_hot {
+	unsigned int rank;
+	unsigned long long pfn, count, error;
+	int node;
+	char tier[16];
+	bool study;
+};
+
+/* What /proc/embm says, in one read of each file. */
+struct embm_report {
+	int version;
+	char state[16];
+	int target;
+	int node;
+	char source[16];
+	char reason[256];
+	unsigned long long period, store_period, period_changes, elapsed_ms,
+			   samples, attributed, no_phys, bad_pfn, lost, throttled,
+			   bad_records, cpu_ms, cpu_permille, events;
+	char cpus[256];
+	int nr_nodes;
+	struct embm_node nodes[EMBM_TOOLS_MAX_NODES];
+	int nr_cols;				/* matrix columns: memory nodes */
+	int cols[EMBM_TOOLS_MAX_NODES];
+	int nr_rows;				/* matrix rows: CPU nodes */
+	int rows[EMBM_TOOLS_MAX_NODES];
+	unsigned long long *matrix;		/* nr_rows x nr_cols */
+	int nr_hot;
+	struct embm_hot *hot;
+};
+
+int embm_report_read(struct embm_report *r, const char *dir);
+void embm_report_free(struct embm_report *r);
+void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
+		       unsigned int top);
+void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
+		      const char *what, unsigned int top);
+const char *embm_strerror_start(int err);
+
+#endif /* __EMBM_TOOLS_REPORT_H */
