@@ -54,15 +54,19 @@ build_kernel() {
 	log "obj-$v built in $((SECONDS - t0)) s"
 }
 
-# Static guest programs: the selftests, built against the headers of obj-y.
+# Static guest programs: the tools and the selftests, built against the
+# headers of obj-y.
 build_guest_progs() {
 	local out=$EMBM_BUILD/guest/bin d
 	mkdir -p "$out"
+	quiet make -C "$KSRC/tools/embm" OUTPUT="$out/" LDFLAGS=-static \
+		EXTRA_CFLAGS="-isystem $EMBM_BUILD/obj-y/usr/include" || return 1
 	for d in "$KSRC"/tools/testing/selftests/embm; do
 		[ -d "$d" ] || continue
 		CFLAGS="-static" LDFLAGS="-static" quiet make -C "$d" \
 			OUTPUT="$out" KHDR_INCLUDES="-isystem $EMBM_BUILD/obj-y/usr/include" \
 			|| return 1
+		cp "$d"/*_test.sh "$out/" 2>/dev/null
 	done
 }
 

@@ -150,6 +150,9 @@ static void start_or_die(pid_t pid, int node, const char *who)
 	if (!syscall(__NR_embm_start, pid, node))
 		return;
 	err = errno;
+	/* The numbers belong to other calls on kernels without embm. */
+	if (access(proc_dir, F_OK))
+		fatal("cannot sample %s: this kernel has no embm (no %s)", who, proc_dir);
 	if (err == EBUSY && !embm_report_read(&r, proc_dir)) {
 		embm_report_free(&r);
 		fatal("cannot sample %s: %s (for target %d, see %s/status)", who,
@@ -246,7 +249,7 @@ int main(int argc, char **argv)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{}
 	};
-	struct knob knobs[] = { { "source" }, { "period" } };
+	struct knob knobs[] = { { .name = "source" }, { .name = "period" } };
 	int node = EMBM_NODE_NONE, opt, go[2], status = 0, rc = 0, pidfd = -1;
 	double duration = 0, interval = 0;
 	unsigned int top = 10;

@@ -1,0 +1,184 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the embm tools: embm-run on embm-bench must report the pages
+# embm-bench says it touched, per node (swfault, period 1); threads and
+# children, exit status, signals, --pid, errors and embm-stat.
+#
+# Tolerance: a node without CPUs gets only the pages bound to it, so its
+# count is exact.  Nodes with CPUs also get the faults of starting
+# embm-bench itself (a few dozen pages): there the count may exceed the
+# truth by at most SLACK pages, and every node's share of the samples must
+# be within 2 percentage points of its share of the pages.
+#
+# Needs root, embm and the tools on PATH; POSIX sh (busybox will do).
+
+SLACK=256
+KSFT_SKIP=4
+n=0
+failed=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n $1"
+}
+
+check() {	# check NAME CMD...: ok if CMD succeeds
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# json_node FILE NODE FIELD: a field of one node line of a JSON report.
+json_node() {
+	sed -n "s/.*{\"node\": $2,.*\"$3\": \\([0-9.]*\\).*/\\1/p" "$1" | head -n 1
+}
+
+knob() {
+	cat "/sys/kernel/mm/embm/$1" | sed 's/.*\[\(.*\)\].*/\1/'
+}
+
+echo "TAP version 13"
+if [ ! -r /proc/embm/status ] || ! command -v embm-run >/dev/null ||
+   ! command -v embm-bench >/dev/null; then
+	echo "1..0 # SKIP no embm in this kernel, or no embm tools on PATH"
+	exit $KSFT_SKIP
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root"
+	exit $KSFT_SKIP
+fi
+echo "1..12"
+
+old_budget=$(knob cpu_budget)
+old_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+echo 0 >/sys/kernel/mm/embm/cpu_budget
+echo 1000000 >/proc/sys/kernel/perf_event_max_sample_rate
+trap 'echo "$old_budget" >/sys/kernel/mm/embm/cpu_budget;
+      echo "$old_rate" >/proc/sys/kernel/perf_event_max_sample_rate; rm -rf "$tmp"' EXIT
+
+has_mem=$(cat /sys/devices/system/node/has_memory)
+has_cpu=$(cat /sys/devices/system/node/has_cpu)
+nodes=$(echo "$has_mem" | awk -F, '{ for (i = 1; i <= NF; i++) { split($i, r, "-");
+	for (j = r[1]; j <= (r[2] == "" ? r[1] : r[2]); j++) printf "%d ", j } }')
+cpu_nodes=$(echo "$has_cpu" | awk -F, '{ for (i = 1; i <= NF; i++) { split($i, r, "-");
+	for (j = r[1]; j <= (r[2] == "" ? r[1] : r[2]); j++) printf "%d ", j } }')
+study=""
+for nd in $nodes; do
+	case " $cpu_nodes " in *" $nd "*) ;; *) study=$nd ;; esac
+done
+[ -n "$study" ] || study=$(echo $nodes | awk '{ print $NF }')
+
+# 1-3: help texts
+for t in embm-run embm-stat embm-bench; do
+	check "$t --help" sh -c "$t --help | grep -q '^usage: $t'"
+done
+
+# 4: ground truth, per node
+bufs=""
+i=0
+for nd in $nodes; do
+	i=$((i + 1))
+	bufs="$bufs -b $((i * 4))M@$nd"
+done
+embm-run -S swfault -P 1 -n "$study" -j -o "$tmp/run.json" -- \
+	embm-bench $bufs -j -o "$tmp/bench.json" >/dev/null 2>"$tmp/err"
+rc=$?
+good=1
+total_pages=0
+total_samples=$(sed -n 's/.*"attributed": \([0-9]*\).*/\1/p' "$tmp/run.json")
+for nd in $nodes; do
+	total_pages=$((total_pages + $(json_node "$tmp/bench.json" "$nd" pages)))
+done
+for nd in $nodes; do
+	truth=$(json_node "$tmp/bench.json" "$nd" pages)
+	got=$(json_node "$tmp/run.json" "$nd" samples)
+	[ -n "$truth" ] && [ -n "$got" ] || { good=0; echo "# node $nd: no figures"; continue; }
+	case " $cpu_nodes " in
+	*" $nd "*) [ "$got" -ge "$truth" ] && [ "$got" -le $((truth + SLACK)) ] || good=0 ;;
+	*) [ "$got" -eq "$truth" ] || good=0 ;;
+	esac
+	# shares in hundredths of a percent
+	s_truth=$((truth * 10000 / total_pages))
+	s_got=$((got * 10000 / total_samples))
+	d=$((s_got - s_truth))
+	[ ${d#-} -le 200 ] || good=0
+	echo "# node $nd: embm-bench touched $truth pages, embm counted $got samples; shares $s_truth vs $s_got (1/100 %)"
+done
+[ $rc = 0 ] && [ $good = 1 ] && ok "embm-run on embm-bench: per-node counts and shares match" ||
+	{ not_ok "embm-run on embm-bench: per-node counts and shares match"; sed 's/^/# /' "$tmp/err"; }
+
+# 5: the node under study is marked and comes first
+first=$(sed -n 's/.*{"node": \([0-9]*\),.*/\1/p' "$tmp/run.json" | head -n 1)
+check "node under study first and marked" sh -c \
+	"[ '$first' = '$study' ] && grep -q '\"node\": $study,.*\"study\": true' '$tmp/run.json'"
+
+# 6: threads and children of the command are followed (exact on $study when memory-only)
+embm-run -S swfault -P 1 -j -o "$tmp/run2.json" -- \
+	embm-bench -b 2M@"$study" -t 3 -c 2 -j -o "$tmp/bench2.json" >/dev/null 2>&1
+truth=$(json_node "$tmp/bench2.json" "$study" pages)
+got=$(json_node "$tmp/run2.json" "$study" samples)
+echo "# threads and children: $truth pages, $got samples"
+case " $cpu_nodes " in
+*" $study "*) check "threads and children followed" [ "$got" -ge "$truth" ] ;;
+*) check "threads and children followed" [ "$got" -eq "$truth" ] ;;
+esac
+
+# 7: the command's exit status, and 128 + signal
+embm-run -- sh -c 'exit 7' >/dev/null 2>&1
+a=$?
+embm-run -- sh -c 'kill -TERM $$' >/dev/null 2>&1
+b=$?
+check "exit status passed on ($a, $b)" [ "$a $b" = "7 143" ]
+
+# 8: SIGINT is forwarded to the command
+embm-run -- sleep 30 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+check "SIGINT forwarded (exit $?)" [ $? = 130 ]
+
+# 9: attach to a running process with --pid; its new children are followed
+sh -c 'while :; do embm-bench -b 1M@'"$study"' >/dev/null; done' &
+loop=$!
+sleep 1
+embm-run -S swfault -P 1 -p $loop -d 2 -j -o "$tmp/run3.json" >/dev/null 2>&1
+rc=$?
+kill $loop
+wait $loop 2>/dev/null
+got=$(json_node "$tmp/run3.json" "$study" samples)
+echo "# --pid: $got samples on node $study"
+check "--pid attaches for --duration" sh -c "[ $rc = 0 ] && [ ${got:-0} -ge 256 ]"
+
+# 10: a second session is refused with a clear message
+embm-run -s -d 3 >/dev/null 2>&1 &
+bg=$!
+sleep 1
+embm-run -- true >/dev/null 2>"$tmp/busy"
+rc=$?
+wait $bg
+check "busy: exit 1 and a message" sh -c "[ $rc = 1 ] && grep -q 'already running' '$tmp/busy'"
+
+# 11: embm-stat shows the last session, in both forms
+embm-stat -1 >"$tmp/stat" && embm-stat -j >"$tmp/stat.json"
+check "embm-stat --once and --json" sh -c \
+	"grep -q '^session done' '$tmp/stat' && grep -q '\"tool\": \"embm-stat\"' '$tmp/stat.json'"
+
+# 12: every /proc/embm file starts with the version the tools know
+v=1
+for f in status nodes matrix latency hotpages; do
+	[ "$(head -n 1 /proc/embm/$f)" = "version 1" ] || v=0
+done
+check "procfs files are version 1" [ $v = 1 ]
+
+echo "# Totals: pass:$((n - failed)) fail:$failed"
+[ $failed = 0 ]
