@@ -285,12 +285,14 @@ void embm_print_summary(const struct embm_session *se)
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
 		u64 share = embm_share(ns->samples, total);
+		char lat[24] = "-";
 
-		pr_info("%c %4d %-4s %10llu %3llu.%02llu%% %11llu %9llu %9llu\n",
+		if (ns->lat_samples)
+			snprintf(lat, sizeof(lat), "%llu", div64_u64(ns->lat_sum, ns->lat_samples));
+		pr_info("%c %4d %-4s %10llu %3llu.%02llu%% %11llu %9s %9llu\n",
 			order[i] == se->node ? '*' : ' ', order[i],
 			embm_tier_name(st->tier[order[i]]), ns->samples,
-			share / 100, share % 100, ns->accesses,
-			ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
+			share / 100, share % 100, ns->accesses, lat,
 			embm_stats_distinct_pages(ns));
 	}
 	mutex_unlock(&st->lock);

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# embm: the demo. Installs, builds, boots the 3-node guest and shows what
-# embm does so far. Sourced, not run.
+# embm: the demo. Installs, builds, boots the 3-node guest and runs a
+# workload under embm-run. Sourced, not run.
 
 cmd_demo() {
 	cmd_deps
@@ -10,10 +10,13 @@ cmd_demo() {
 	run_guest 0 "$@" -- sh -c '
 		topology
 		echo
-		echo "== embm_start/embm_end: every documented answer =="
-		embm_syscall_test 2>&1 | grep -E "^(ok|not ok|# (Totals|SKIP))"
+		echo "== embm-bench: 32 MiB on node 0 (local DRAM), 48 MiB on node 1"
+		echo "== (remote DRAM), 64 MiB on node 2 (no CPUs: CXL-like), 2 threads"
+		echo "== embm-run --node 2: node 2 is the node under study"
+		echo 0 >/sys/kernel/mm/embm/cpu_budget
+		embm-run -n 2 -t 5 -- embm-bench -t 2 -b 32M@0 -b 48M@1 -b 64M@2
 		echo
-		echo "== kernel log =="
-		dmesg | grep "embm:"
+		echo "== the kernel log"
+		dmesg | grep "embm:" | tail -n 8
 	'
 }

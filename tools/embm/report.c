@@ -264,14 +264,22 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		}
 	}
 	if (r->nr_hot && top) {
+		int shown = 0;
+
 		fprintf(f, "\nhot pages (count is at most error too high):\n");
-		fprintf(f, "  rank         pfn  node tier       count     error\n");
-		for (i = 0; i < r->nr_hot && i < (int)top; i++) {
+		for (i = 0; i < r->nr_hot && shown < (int)top; i++) {
 			const struct embm_hot *h = &r->hot[i];
 
+			/* Only pages sampled more than once for sure. */
+			if (h->count - h->error < 2)
+				continue;
+			if (!shown++)
+				fprintf(f, "  rank         pfn  node tier       count     error\n");
 			fprintf(f, "%c %4u %#11llx %5d %-4s %11llu %9llu\n", h->study ? '*' : ' ',
 				h->rank, h->pfn, h->node, h->tier, h->count, h->error);
 		}
+		if (!shown)
+			fprintf(f, "  none: no page was sampled more than once for sure\n");
 	}
 }
 
