@@ -14,7 +14,6 @@
 #include <getopt.h>
 #include <numa.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,38 +53,33 @@ static long passes = 1;
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
-"usage: embm-bench [options] -b SIZE@NODE [-b SIZE@NODE ...]\n"
-"\n"
-"Touches buffers bound to nodes and says what it did per node.\n"
-"\n"
-"  -b, --buffer SIZE@NODE  a buffer of SIZE bytes (K, M, G) bound to NODE\n"
-"  -p, --pattern P         write (default), seq-read, rand-read or chase\n"
-"  -t, --threads N         threads per process, each on a slice (default 1)\n"
-"  -c, --children N        child processes, each with buffers of its own\n"
-"  -r, --passes N          passes of the pattern (default 1)\n"
-"  -d, --duration S        run passes for S seconds instead\n"
-"  -j, --json              print JSON, in embm-run's names\n"
-"  -o, --output FILE       write to FILE, not stdout\n"
-"  -h, --help              this text\n"
-"\n"
-"Every page is first written once (pages), then the pattern makes one\n"
-"access per 64-byte line a pass (accesses = loads + stores).\n");
+		"usage: embm-bench [options] -b SIZE@NODE [-b SIZE@NODE ...]\n"
+		"\n"
+		"Touches buffers bound to nodes and says what it did per node.\n"
+		"\n"
+		"  -b, --buffer SIZE@NODE  a buffer of SIZE bytes (K, M, G) bound to NODE\n"
+		"  -p, --pattern P         write (default), seq-read, rand-read or chase\n"
+		"  -t, --threads N         threads per process, each on a slice (default 1)\n"
+		"  -c, --children N        child processes, each with buffers of its own\n"
+		"  -r, --passes N          passes of the pattern (default 1)\n"
+		"  -d, --duration S        run passes for S seconds instead\n"
+		"  -j, --json              print JSON, in embm-run's names\n"
+		"  -o, --output FILE       write to FILE, not stdout\n"
+		"  -h, --help              this text\n"
+		"\n"
+		"Every page is first written once (pages), then the pattern makes one\n"
+		"access per 64-byte line a pass (accesses = loads + stores).\n");
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2))) fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "embm-bench: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+/* @fmt is a string literal, checked by the compiler as fprintf()'s is. */
+#define fatal(fmt, ...)							\
+	do {								\
+		fprintf(stderr, "embm-bench: " fmt "\n", ##__VA_ARGS__);	\
+		exit(1);						\
+	} while (0)
 
 static size_t parse_size(const char *s)
 {
@@ -93,9 +87,21 @@ static size_t parse_size(const char *s)
 	unsigned long long v = strtoull(s, &end, 10);
 
 	switch (*end) {
-	case 'g': case 'G': v <<= 30; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'k': case 'K': v <<= 10; end++; break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
 	}
 	if (end == s || *end != '@' || !v)
 		fatal("--buffer: not SIZE@NODE: '%s'", s);
@@ -253,17 +259,20 @@ static void print(FILE *f, bool json, double secs)
 	int n, first = 1;
 
 	if (json) {
-		fprintf(f, "{\"version\": 1, \"tool\": \"embm-bench\", \"pattern\": \"%s\", "
-			"\"processes\": %d, \"threads\": %d, \"elapsed_ms\": %.0f,\n \"nodes\": [\n",
-			pattern_names[pattern], nr_children + 1, nr_threads, secs * 1000);
+		fprintf(f, "{\"version\": 1, \"tool\": \"embm-bench\", \"pattern\": \"%s\", ",
+			pattern_names[pattern]);
+		fprintf(f, "\"processes\": %d, \"threads\": %d, \"elapsed_ms\": %.0f,\n",
+			nr_children + 1, nr_threads, secs * 1000);
+		fprintf(f, " \"nodes\": [\n");
 		for (n = 0; n < MAX_NODES; n++) {
 			struct counts *c = &shared[n];
 
 			if (!c->pages)
 				continue;
-			fprintf(f, "%s  {\"node\": %d, \"pages\": %llu, \"accesses\": %llu, "
-				"\"loads\": %llu, \"stores\": %llu}", first ? "" : ",\n", n,
-				c->pages, c->loads + c->stores, c->loads, c->stores);
+			fprintf(f, "%s  {\"node\": %d, \"pages\": %llu, ", first ? "" : ",\n", n,
+				c->pages);
+			fprintf(f, "\"accesses\": %llu, \"loads\": %llu, \"stores\": %llu}",
+				c->loads + c->stores, c->loads, c->stores);
 			first = 0;
 		}
 		fprintf(f, "\n ]}\n");
@@ -318,18 +327,34 @@ int main(int argc, char **argv)
 				fatal("--pattern: one of write, seq-read, rand-read, chase");
 			pattern = i;
 			break;
-		case 't': nr_threads = atoi(optarg); break;
-		case 'c': nr_children = atoi(optarg); break;
-		case 'r': passes = atol(optarg); break;
-		case 'd': duration = atof(optarg); break;
-		case 'j': json = true; break;
-		case 'o': output = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 't':
+			nr_threads = atoi(optarg);
+			break;
+		case 'c':
+			nr_children = atoi(optarg);
+			break;
+		case 'r':
+			passes = atol(optarg);
+			break;
+		case 'd':
+			duration = atof(optarg);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return 0;
+		default:
+			print_usage(stderr);
+			return 2;
 		}
 	}
 	if (!nr_buffers || optind != argc) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	if (nr_threads < 1 || nr_threads > 1024 || nr_children < 0 || nr_children > 1024 ||

@@ -16,7 +16,6 @@
 #include <linux/embm.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,52 +28,53 @@
 #include "report.h"
 
 static const char *proc_dir = "/proc/embm";
-static volatile sig_atomic_t got_signal;
+static sig_atomic_t got_signal;	/* __atomic_*_n(): set by on_signal() */
 static pid_t child_pid;
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
-"usage: embm-run [options] -- cmd [args]\n"
-"       embm-run [options] --pid P\n"
-"       embm-run [options] --system [-- cmd [args]]\n"
-"\n"
-"Samples where the memory accesses of a command (or a running process, or\n"
-"the whole system) go, and prints them per NUMA node and tier.\n"
-"\n"
-"  -n, --node N        node under study (usually the CXL node): shown first\n"
-"  -s, --system        every process, while cmd runs or for --duration\n"
-"  -p, --pid P         a running process, until Ctrl-C, --duration or its exit\n"
-"  -d, --duration S    stop after S seconds (--pid, --system)\n"
-"  -S, --source NAME   auto, pebs, ibs or swfault for this session\n"
-"  -P, --period N      sample period for this session (0: the source's)\n"
-"  -i, --interval S    print a snapshot every S seconds while running\n"
-"  -t, --top N         hot pages to show (default 10)\n"
-"  -j, --json          print the report as JSON\n"
-"  -o, --output FILE   write the report to FILE, not stdout\n"
-"  -h, --help          this text\n"
-"\n"
-"Exits with the command's status (128 + signal if it was killed), or 1 when\n"
-"embm could not sample; the reason is printed.\n");
+		"usage: embm-run [options] -- cmd [args]\n"
+		"       embm-run [options] --pid P\n"
+		"       embm-run [options] --system [-- cmd [args]]\n"
+		"\n"
+		"Samples where the memory accesses of a command (or a running process, or\n"
+		"the whole system) go, and prints them per NUMA node and tier.\n"
+		"\n"
+		"  -n, --node N        node under study (usually the CXL node): shown first\n"
+		"  -s, --system        every process, while cmd runs or for --duration\n"
+		"  -p, --pid P         a running process, until Ctrl-C, --duration or its exit\n"
+		"  -d, --duration S    stop after S seconds (--pid, --system)\n"
+		"  -S, --source NAME   auto, pebs, ibs or swfault for this session\n"
+		"  -P, --period N      sample period for this session (0: the source's)\n"
+		"  -i, --interval S    print a snapshot every S seconds while running\n"
+		"  -t, --top N         hot pages to show (default 10)\n"
+		"  -j, --json          print the report as JSON\n"
+		"  -o, --output FILE   write the report to FILE, not stdout\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Exits with the command's status (128 + signal if it was killed), or 1 when\n"
+		"embm could not sample; the reason is printed.\n");
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2))) fatal(const char *fmt, ...)
+/* After fatal()'s message: stop the command, if there is one, and exit. */
+static void die(void)
 {
-	va_list ap;
-
-	fprintf(stderr, "embm-run: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 	if (child_pid > 0)
 		kill(child_pid, SIGKILL);
 	exit(1);
 }
 
+/* @fmt is a string literal, checked by the compiler as fprintf()'s is. */
+#define fatal(fmt, ...)							\
+	do {								\
+		fprintf(stderr, "embm-run: " fmt "\n", ##__VA_ARGS__);	\
+		die();							\
+	} while (0)
+
 static void on_signal(int sig)
 {
-	got_signal = sig;
+	__atomic_store_n(&got_signal, sig, __ATOMIC_RELAXED);
 	/* Forward to the command: it decides whether to stop. */
 	if (child_pid > 0)
 		kill(child_pid, sig);
@@ -96,7 +96,8 @@ static int set_knob(const char *knob, const char *val, char *old, size_t size)
 	fclose(f);
 	line[strcspn(line, "\n")] = 0;
 	s = strchr(line, '[');
-	if (s && (e = strchr(++s, ']')))
+	e = s ? strchr(++s, ']') : NULL;
+	if (e)
 		*e = 0;
 	else
 		s = line;
@@ -219,7 +220,8 @@ static int wait_loop(int pidfd, double duration, double interval, FILE *out,
 		}
 		if (duration > 0 && elapsed >= duration)
 			return 0;
-		if (pidfd < 0 && (got_signal || !session_running()))
+		if (pidfd < 0 && (__atomic_load_n(&got_signal, __ATOMIC_RELAXED) ||
+				  !session_running()))
 			return 0;
 		timeout = 200;
 		if (pidfd >= 0) {
@@ -262,24 +264,48 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "+n:sp:d:S:P:i:t:jo:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'n': node = parse_num(optarg, "--node", -1); break;
-		case 's': system_wide = true; break;
-		case 'p': pid = parse_num(optarg, "--pid", 1); break;
-		case 'd': duration = atof(optarg); break;
-		case 'S': knobs[0].val = optarg; break;
-		case 'P': knobs[1].val = optarg; break;
-		case 'i': interval = atof(optarg); break;
-		case 't': top = parse_num(optarg, "--top", 0); break;
-		case 'j': json = true; break;
-		case 'o': output = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'n':
+			node = parse_num(optarg, "--node", -1);
+			break;
+		case 's':
+			system_wide = true;
+			break;
+		case 'p':
+			pid = parse_num(optarg, "--pid", 1);
+			break;
+		case 'd':
+			duration = atof(optarg);
+			break;
+		case 'S':
+			knobs[0].val = optarg;
+			break;
+		case 'P':
+			knobs[1].val = optarg;
+			break;
+		case 'i':
+			interval = atof(optarg);
+			break;
+		case 't':
+			top = parse_num(optarg, "--top", 0);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return 0;
+		default:
+			print_usage(stderr);
+			return 2;
 		}
 	}
 	argv += optind;
 	argc -= optind;
 	if ((pid && (system_wide || argc)) || (!pid && !system_wide && !argc)) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	if (duration < 0 || interval < 0)

@@ -14,27 +14,27 @@
 
 #include "report.h"
 
-static volatile sig_atomic_t stop;
+static sig_atomic_t stop;	/* __atomic_*_n(): set by on_signal() */
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
-"usage: embm-stat [options]\n"
-"\n"
-"Shows the embm session: live while it runs, its results after it ended.\n"
-"\n"
-"  -1, --once          print once and exit (the default when not a terminal)\n"
-"  -i, --interval S    refresh every S seconds (default 1)\n"
-"  -c, --count N       stop after N refreshes\n"
-"  -t, --top N         hot pages to show (default 10)\n"
-"  -j, --json          print JSON (implies --once unless --count is given)\n"
-"  -D, --dir DIR       read DIR instead of /proc/embm\n"
-"  -h, --help          this text\n");
+		"usage: embm-stat [options]\n"
+		"\n"
+		"Shows the embm session: live while it runs, its results after it ended.\n"
+		"\n"
+		"  -1, --once          print once and exit (the default when not a terminal)\n"
+		"  -i, --interval S    refresh every S seconds (default 1)\n"
+		"  -c, --count N       stop after N refreshes\n"
+		"  -t, --top N         hot pages to show (default 10)\n"
+		"  -j, --json          print JSON (implies --once unless --count is given)\n"
+		"  -D, --dir DIR       read DIR instead of /proc/embm\n"
+		"  -h, --help          this text\n");
 }
 
 static void on_signal(int sig)
 {
-	stop = sig;
+	__atomic_store_n(&stop, sig, __ATOMIC_RELAXED);
 }
 
 int main(int argc, char **argv)
@@ -59,14 +59,32 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "1i:c:t:jD:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case '1': once = true; break;
-		case 'i': interval = atof(optarg); once = false; break;
-		case 'c': count = atol(optarg); once = false; break;
-		case 't': top = atol(optarg); break;
-		case 'j': json = true; break;
-		case 'D': dir = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case '1':
+			once = true;
+			break;
+		case 'i':
+			interval = atof(optarg);
+			once = false;
+			break;
+		case 'c':
+			count = atol(optarg);
+			once = false;
+			break;
+		case 't':
+			top = atol(optarg);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'D':
+			dir = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return 0;
+		default:
+			print_usage(stderr);
+			return 2;
 		}
 	}
 	if (interval <= 0 || top < 0) {
@@ -78,7 +96,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	for (long n = 0; !stop; n++) {
+	for (long n = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); n++) {
 		if (embm_report_read(&r, dir)) {
 			fprintf(stderr, "embm-stat: cannot read %s: %m%s\n", dir,
 				access(dir, F_OK) ? " (kernel without CONFIG_EMBM?)" : "");

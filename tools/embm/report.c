@@ -12,6 +12,8 @@
 
 #include "report.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static FILE *open_file(const char *dir, const char *name)
 {
 	char path[512];
@@ -69,7 +71,7 @@ static int read_status(struct embm_report *r, const char *dir)
 			snprintf(r->reason, sizeof(r->reason), "%s", line + off);
 		else if (!strcmp(key, "cpus"))
 			snprintf(r->cpus, sizeof(r->cpus), "%s", line + off);
-		for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(nums); i++)
 			if (!strcmp(key, nums[i].key))
 				*nums[i].v = strtoull(line + off, NULL, 10);
 	}
@@ -237,11 +239,13 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	fprintf(f, "session %s, target %d, node %d, %llu.%03llu s, source %s (period %llu, %s)\n",
 		r->state, r->target, r->node, r->elapsed_ms / 1000, r->elapsed_ms % 1000,
 		r->source, r->period, r->reason);
-	fprintf(f, "samples %llu: attributed %llu, no address %llu; lost %llu, throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n\n",
+	fprintf(f,
+		"samples %llu: attributed %llu, no address %llu; lost %llu, throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n\n",
 		r->samples, r->attributed, r->no_phys + r->bad_pfn, r->lost,
 		r->throttled, r->cpu_ms, r->cpu_permille / 10, r->cpu_permille % 10);
 
-	fprintf(f, "  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages\n");
+	fprintf(f,
+		"  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages\n");
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
@@ -325,19 +329,22 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 	json_str(f, r->source);
 	fprintf(f, ", \"source_reason\": ");
 	json_str(f, r->reason);
-	fprintf(f, ",\n \"period\": %llu, \"store_period\": %llu, \"elapsed_ms\": %llu, "
-		"\"samples\": %llu, \"attributed\": %llu, \"no_phys\": %llu, \"lost\": %llu, "
-		"\"throttled\": %llu, \"ksamplingd_cpu_ms\": %llu,\n \"nodes\": [\n",
-		r->period, r->store_period, r->elapsed_ms, r->samples, r->attributed,
-		r->no_phys + r->bad_pfn, r->lost, r->throttled, r->cpu_ms);
+	fprintf(f, ",\n \"period\": %llu, \"store_period\": %llu, \"elapsed_ms\": %llu, ",
+		r->period, r->store_period, r->elapsed_ms);
+	fprintf(f, "\"samples\": %llu, \"attributed\": %llu, \"no_phys\": %llu, \"lost\": %llu, ",
+		r->samples, r->attributed, r->no_phys + r->bad_pfn, r->lost);
+	fprintf(f, "\"throttled\": %llu, \"ksamplingd_cpu_ms\": %llu,\n \"nodes\": [\n",
+		r->throttled, r->cpu_ms);
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
-		fprintf(f, "  {\"node\": %d, \"tier\": \"%s\", \"samples\": %llu, \"share_pct\": %.2f, "
-			"\"loads\": %llu, \"stores\": %llu, \"accesses\": %llu, \"lat_samples\": %llu, "
-			"\"lat_mean_cycles\": %llu, \"pages\": %llu, \"study\": %s}%s\n",
-			n->node, n->tier, n->samples, n->share, n->loads, n->stores,
-			n->accesses, n->lat_samples, n->lat_mean, n->pages,
+		fprintf(f, "  {\"node\": %d, \"tier\": \"%s\", \"samples\": %llu, ",
+			n->node, n->tier, n->samples);
+		fprintf(f, "\"share_pct\": %.2f, \"loads\": %llu, \"stores\": %llu, ",
+			n->share, n->loads, n->stores);
+		fprintf(f, "\"accesses\": %llu, \"lat_samples\": %llu, \"lat_mean_cycles\": %llu, ",
+			n->accesses, n->lat_samples, n->lat_mean);
+		fprintf(f, "\"pages\": %llu, \"study\": %s}%s\n", n->pages,
 			n->study ? "true" : "false", i + 1 < r->nr_nodes ? "," : "");
 	}
 	fprintf(f, " ],\n \"matrix\": [\n");
@@ -351,13 +358,26 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 	for (i = 0; i < r->nr_hot && i < (int)top; i++) {
 		const struct embm_hot *h = &r->hot[i];
 
-		fprintf(f, "  {\"rank\": %u, \"pfn\": %llu, \"node\": %d, \"tier\": \"%s\", "
-			"\"count\": %llu, \"error\": %llu}%s\n", h->rank, h->pfn, h->node,
-			h->tier, h->count, h->error,
+		fprintf(f, "  {\"rank\": %u, \"pfn\": %llu, \"node\": %d, \"tier\": \"%s\", ",
+			h->rank, h->pfn, h->node, h->tier);
+		fprintf(f, "\"count\": %llu, \"error\": %llu}%s\n", h->count, h->error,
 			i + 1 < r->nr_hot && i + 1 < (int)top ? "," : "");
 	}
 	fprintf(f, " ]}\n");
 }
+
+/* What an errno of embm_start() means, for a person; NULL: strerror()'s. */
+static const char *const start_errors[] = {
+	[ENOSYS]	= "this kernel has no embm system calls (built without CONFIG_EMBM)",
+	[EPERM]		= "needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+	[EACCES]	= "no ptrace read access to the target process",
+	[ESRCH]		= "no such process, or it is exiting",
+	[EINVAL]	=
+		"invalid pid or node (the node must be online and have memory), or a knob the source refuses",
+	[EBUSY]		= "a session is already running",
+	[EOPNOTSUPP]	= "no sample source works here, or not the one forced (see dmesg)",
+	[ENOMEM]	= "out of memory",
+};
 
 /**
  * embm_strerror_start() - what an errno of embm_start() means, for a person
@@ -365,24 +385,7 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
  */
 const char *embm_strerror_start(int err)
 {
-	switch (err) {
-	case ENOSYS:
-		return "this kernel has no embm system calls (built without CONFIG_EMBM)";
-	case EPERM:
-		return "needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)";
-	case EACCES:
-		return "no ptrace read access to the target process";
-	case ESRCH:
-		return "no such process, or it is exiting";
-	case EINVAL:
-		return "invalid pid or node (the node must be online and have memory), or a knob the source refuses";
-	case EBUSY:
-		return "a session is already running";
-	case EOPNOTSUPP:
-		return "no sample source works here, or not the one forced (see dmesg)";
-	case ENOMEM:
-		return "out of memory";
-	default:
-		return strerror(err);
-	}
+	if (err >= 0 && err < (int)ARRAY_SIZE(start_errors) && start_errors[err])
+		return start_errors[err];
+	return strerror(err);
 }

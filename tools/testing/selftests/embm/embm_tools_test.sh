@@ -111,10 +111,12 @@ for nd in $nodes; do
 	s_got=$((got * 10000 / total_samples))
 	d=$((s_got - s_truth))
 	[ ${d#-} -le 200 ] || good=0
-	echo "# node $nd: embm-bench touched $truth pages, embm counted $got samples; shares $s_truth vs $s_got (1/100 %)"
+	counts="embm-bench touched $truth pages, embm counted $got samples"
+	echo "# node $nd: $counts; shares $s_truth vs $s_got (1/100 %)"
 done
-[ $rc = 0 ] && [ $good = 1 ] && ok "embm-run on embm-bench: per-node counts and shares match" ||
-	{ not_ok "embm-run on embm-bench: per-node counts and shares match"; sed 's/^/# /' "$tmp/err"; }
+what="embm-run on embm-bench: per-node counts and shares match"
+[ $rc = 0 ] && [ $good = 1 ] && ok "$what" ||
+	{ not_ok "$what"; sed 's/^/# /' "$tmp/err"; }
 
 # 5: the node under study is marked and comes first
 first=$(sed -n 's/.*{"node": \([0-9]*\),.*/\1/p' "$tmp/run.json" | head -n 1)
