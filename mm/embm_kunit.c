@@ -143,6 +143,12 @@ static void embm_parse_lost_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_lost(hdr, &lost));
 	hdr->type = PERF_RECORD_SAMPLE;
 	KUNIT_EXPECT_EQ(test, -EINVAL, embm_parse_lost(hdr, &lost));
+
+	/* PERF_RECORD_LOST_SAMPLES: { lost } */
+	hdr = make_sample(test, (const u64[]){ 77 }, 1);
+	hdr->type = PERF_RECORD_LOST_SAMPLES;
+	KUNIT_EXPECT_EQ(test, 0, embm_parse_lost(hdr, &lost));
+	KUNIT_EXPECT_EQ(test, 77ULL, lost);
 }
 
 /* ---- attribution ----------------------------------------------------- */

@@ -11,6 +11,7 @@
 
 #define pr_fmt(fmt) "embm: " fmt
 
+#include <linux/memory_hotplug.h>
 #include <linux/nodemask.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -240,7 +241,8 @@ static int embm_hotpages_show(struct seq_file *m, void *v)
 	/* The node under study's pages first, then the others. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
-			int nid = pfn_valid(top[i].pfn) ? page_to_nid(pfn_to_page(top[i].pfn)) : -1;
+			struct page *page = pfn_to_online_page(top[i].pfn);
+			int nid = page ? page_to_nid(page) : -1;
 			bool study = nid >= 0 && nid == se->node;
 
 			if (study != !pass)
@@ -316,7 +318,8 @@ int embm_proc_init(void)
 	    !proc_create_single("nodes", 0444, dir, embm_nodes_show) ||
 	    !proc_create_single("matrix", 0444, dir, embm_matrix_show) ||
 	    !proc_create_single("latency", 0444, dir, embm_latency_show) ||
-	    !proc_create_single("hotpages", 0444, dir, embm_hotpages_show)) {
+	    /* Physical page numbers: for root only, as in /proc/PID/pagemap. */
+	    !proc_create_single("hotpages", 0400, dir, embm_hotpages_show)) {
 		proc_remove(dir);
 		return -ENOMEM;
 	}

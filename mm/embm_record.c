@@ -98,9 +98,12 @@ int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
 }
 
 /**
- * embm_parse_lost() - decode a PERF_RECORD_LOST
+ * embm_parse_lost() - decode a PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES
  * @hdr:  the record
  * @lost: set to the number of samples lost
+ *
+ * PERF_RECORD_LOST ({ id, lost }) says the buffer was full;
+ * PERF_RECORD_LOST_SAMPLES ({ lost }) that the PMU dropped samples (PEBS).
  *
  * Return: 0, -EINVAL for a record of another type, -EBADMSG if short.
  */
@@ -109,9 +112,14 @@ int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost)
 	const u8 *p = (const u8 *)(hdr + 1), *end = (const u8 *)hdr + hdr->size;
 	u64 id;
 
-	if (hdr->type != PERF_RECORD_LOST)
+	switch (hdr->type) {
+	case PERF_RECORD_LOST:
+		if (!rec_u64(&p, end, &id) || !rec_u64(&p, end, lost))
+			return -EBADMSG;
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		return rec_u64(&p, end, lost) ? 0 : -EBADMSG;
+	default:
 		return -EINVAL;
-	if (!rec_u64(&p, end, &id) || !rec_u64(&p, end, lost))
-		return -EBADMSG;
-	return 0;
+	}
 }

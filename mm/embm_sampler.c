@@ -14,8 +14,13 @@
  * Contexts: embm_sampler_start/stop() run in process context under
  * embm_lock.  ksamplingd is a kernel thread; it alone touches the events
  * and buffers while it runs, and takes embm_stats.lock around each drain.
- * The CPU hotplug callbacks run in the hotplug thread, under
- * cpu_hotplug_lock, and only set bits and wake ksamplingd.
+ * The CPU hotplug callbacks run in the hotplug thread and only mark CPUs
+ * and wake ksamplingd, under embm_active_lock.  Lock order: embm_lock,
+ * embm_stats.lock, then perf's own (cpu_hotplug_lock among them).
+ *
+ * Events are created disabled and enabled together with everything they
+ * handed down (perf_kernel_counter_enable()): a thread forked in between
+ * would otherwise inherit "off" for good.
  */
 
 #define pr_fmt(fmt) "embm: " fmt
@@ -38,10 +43,16 @@
 #define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
 
+/* An open event and its id (kept to forget the id after the release). */
+struct embm_ev {
+	struct perf_event *event;
+	u64 id;
+};
+
 /* The events of one CPU and the buffer they share. */
 struct embm_cpu {
 	struct perf_buffer *rb;
-	struct perf_event **events;
+	struct embm_ev *evs;
 	unsigned int nr_events;
 };
 
@@ -64,6 +75,8 @@ struct embm_cpu {
  * @scratch:	 for records that cross a page of a buffer.
  * @base_period: the load period at start: adaptation never goes below.
  * @base_store:	 likewise for stores.
+ * @running:	 set once started: the hotplug callbacks may wake ksamplingd.
+ *		 Under embm_active_lock.
  * @exited:	 ksamplingd saw the target exit.
  */
 struct embm_sampler {
@@ -84,6 +97,7 @@ struct embm_sampler {
 	void *scratch;
 	u64 base_period;
 	u64 base_store;
+	bool running;
 	bool exited;
 };
 
@@ -95,9 +109,13 @@ const struct embm_source *const embm_sources[EMBM_NR_SOURCES] = {
 };
 
 /*
- * The running sampler, for the hotplug callbacks.  Written under
- * cpus_read_lock(), read by the callbacks under the hotplug write lock.
+ * The sampler, for the CPU hotplug callbacks: they only mark CPUs and wake
+ * ksamplingd.  embm_active_lock protects embm_active and its ->running; it
+ * is held only for that.  (Not cpus_read_lock(): creating and releasing
+ * perf events takes it too, through static keys, and nesting it would
+ * deadlock against a waiting hotplug writer.)
  */
+static DEFINE_SPINLOCK(embm_active_lock);
 static struct embm_sampler *embm_active;
 
 static u64 embm_align_period(const struct embm_sampler *s, u64 period)
@@ -112,17 +130,20 @@ static u64 embm_align_period(const struct embm_sampler *s, u64 period)
 
 static int embm_cpu_add_event(struct embm_cpu *c, struct perf_event *event)
 {
-	struct perf_event **ev;
+	struct embm_ev *evs;
 
-	ev = krealloc_array(c->events, c->nr_events + 1, sizeof(*ev), GFP_KERNEL);
-	if (!ev)
+	evs = krealloc_array(c->evs, c->nr_events + 1, sizeof(*evs), GFP_KERNEL);
+	if (!evs)
 		return -ENOMEM;
-	c->events = ev;
-	c->events[c->nr_events++] = event;
+	c->evs = evs;
+	c->evs[c->nr_events++] = (struct embm_ev){ .event = event, .id = event->id };
 	return 0;
 }
 
-/* Open descriptor @d on @cpu for @task (NULL: every task) into @c. */
+/*
+ * Open descriptor @d on @cpu for @task (NULL: every task), disabled, into
+ * @c.  A task that is exiting has nothing to sample: 0, no event.
+ */
 static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 			 int cpu, struct task_struct *task)
 {
@@ -135,8 +156,10 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	attr.inherit = !!task;
 	attr.sample_period = s->descs[d].store ? s->st->store_period : s->st->period;
 	event = perf_event_create_kernel_counter(&attr, cpu, task, NULL, NULL);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
+	if (IS_ERR(event)) {
+		err = PTR_ERR(event);
+		return task && err == -ESRCH ? 0 : err;
+	}
 
 	err = perf_kernel_rb_attach(event, c->rb);
 	if (!err)
@@ -150,18 +173,24 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	return err;
 }
 
-/* Open every event of @cpu: its buffer, then one per kind (and thread). */
-static int embm_open_cpu(struct embm_sampler *s, int cpu)
+/*
+ * Open the events of @cpu for the target's threads from index @from on
+ * (system-wide: one per kind, @from is 0), making its buffer first.
+ * -ENODEV: the CPU went offline meanwhile.
+ */
+static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 {
 	struct embm_cpu *c = &s->cpu[cpu];
 	unsigned int t;
 	int d, err;
 
-	c->rb = perf_kernel_rb_alloc(s->cfg.ring_pages, cpu);
-	if (IS_ERR(c->rb)) {
-		err = PTR_ERR(c->rb);
-		c->rb = NULL;
-		return err;
+	if (!c->rb) {
+		c->rb = perf_kernel_rb_alloc(s->cfg.ring_pages, cpu);
+		if (IS_ERR(c->rb)) {
+			err = PTR_ERR(c->rb);
+			c->rb = NULL;
+			return err;
+		}
 	}
 	for (d = 0; d < s->nr_descs; d++) {
 		if (!s->target) {
@@ -170,7 +199,7 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu)
 				return err;
 			continue;
 		}
-		for (t = 0; t < s->nr_tasks; t++) {
+		for (t = from; t < s->nr_tasks; t++) {
 			err = embm_open_one(s, c, d, cpu, s->tasks[t]);
 			if (err)
 				return err;
@@ -180,32 +209,37 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu)
 	return 0;
 }
 
-static void embm_enable_cpu(struct embm_sampler *s, int cpu)
+/* Enable the events of @cpu from index @from on, with their children. */
+static void embm_enable_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->cpu[cpu].nr_events; i++)
-		perf_event_enable(s->cpu[cpu].events[i]);
+	for (i = from; i < s->cpu[cpu].nr_events; i++)
+		perf_kernel_counter_enable(s->cpu[cpu].evs[i].event, true);
 }
 
 static void embm_drain_cpu(struct embm_sampler *s, int cpu);
 
-/* Disable, drain and release everything of @cpu. */
+/*
+ * Disable (children too) and release the events of @cpu, then read what
+ * they wrote last, releasing included (a large-PEBS flush, say), and free
+ * the buffer.  Caller holds st->lock.
+ */
 static void embm_close_cpu(struct embm_sampler *s, int cpu)
 {
 	struct embm_cpu *c = &s->cpu[cpu];
 	unsigned int i;
 
 	for (i = 0; i < c->nr_events; i++)
-		perf_event_disable(c->events[i]);
+		perf_kernel_counter_enable(c->evs[i].event, false);
+	for (i = 0; i < c->nr_events; i++)
+		perf_event_release_kernel(c->evs[i].event);
 	if (c->rb)
 		embm_drain_cpu(s, cpu);
-	for (i = 0; i < c->nr_events; i++) {
-		xa_erase(&s->ids, c->events[i]->id);
-		perf_event_release_kernel(c->events[i]);
-	}
-	kfree(c->events);
-	c->events = NULL;
+	for (i = 0; i < c->nr_events; i++)
+		xa_erase(&s->ids, c->evs[i].id);
+	kfree(c->evs);
+	c->evs = NULL;
 	c->nr_events = 0;
 	perf_kernel_rb_put(c->rb);
 	c->rb = NULL;
@@ -241,6 +275,7 @@ static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 		__embm_stats_add(st, &sample, op, d->latency_only);
 		break;
 	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
 		if (embm_parse_lost(hdr, &n))
 			st->bad_records++;
 		else
@@ -312,17 +347,15 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 	}
 	for_each_cpu(cpu, s->cpus_new) {
 		cpumask_clear_cpu(cpu, s->cpus_new);
-		cpus_read_lock();
-		if (cpu_online(cpu) && !s->cpu[cpu].rb) {
-			mutex_lock(&s->st->lock);
-			if (embm_open_cpu(s, cpu))
-				embm_close_cpu(s, cpu);
-			else
-				embm_enable_cpu(s, cpu);
-			embm_count_events(s);
-			mutex_unlock(&s->st->lock);
-		}
-		cpus_read_unlock();
+		if (!cpu_online(cpu) || s->cpu[cpu].rb)
+			continue;
+		mutex_lock(&s->st->lock);
+		if (embm_open_cpu(s, cpu, 0))
+			embm_close_cpu(s, cpu);	/* offline again, or no memory */
+		else
+			embm_enable_cpu(s, cpu, 0);
+		embm_count_events(s);
+		mutex_unlock(&s->st->lock);
 	}
 }
 
@@ -335,9 +368,9 @@ static void ksamplingd_set_periods(struct embm_sampler *s, u64 period, u64 store
 		struct embm_cpu *c = &s->cpu[cpu];
 
 		for (i = 0; i < c->nr_events; i++) {
-			struct perf_event *ev = c->events[i];
+			struct perf_event *ev = c->evs[i].event;
 			const struct embm_event_desc *d;
-			void *e = xa_load(&s->ids, ev->id);
+			void *e = xa_load(&s->ids, c->evs[i].id);
 
 			if (!e)
 				continue;
@@ -421,69 +454,76 @@ static int ksamplingd(void *data)
 
 /* ---- CPU hotplug ------------------------------------------------------------ */
 
+/* Mark @cpu in the running sampler's @mask: gone or new. */
+static void embm_cpu_mark(unsigned int cpu, bool online)
+{
+	struct embm_sampler *s;
+
+	spin_lock(&embm_active_lock);
+	s = embm_active;
+	if (s) {
+		cpumask_set_cpu(cpu, online ? s->cpus_new : s->cpus_gone);
+		if (s->running)
+			wake_up_process(s->thread);
+	}
+	spin_unlock(&embm_active_lock);
+}
+
+/* Hotplug callbacks: the hotplug thread, process context. */
 static int embm_cpu_online(unsigned int cpu)
 {
-	struct embm_sampler *s = embm_active;
-
-	if (s) {
-		cpumask_set_cpu(cpu, s->cpus_new);
-		wake_up_process(s->thread);
-	}
+	embm_cpu_mark(cpu, true);
 	return 0;
 }
 
 static int embm_cpu_offline(unsigned int cpu)
 {
-	struct embm_sampler *s = embm_active;
-
-	if (s) {
-		cpumask_set_cpu(cpu, s->cpus_gone);
-		wake_up_process(s->thread);
-	}
+	embm_cpu_mark(cpu, false);
 	return 0;
 }
 
 /* ---- start and stop ------------------------------------------------------ */
 
-/* Take a reference to each thread of the target. */
-static int embm_get_tasks(struct embm_sampler *s)
+/* References to the threads of @target now, in a new array. */
+static int embm_collect_tasks(struct pid *target, struct task_struct ***tasks,
+			      unsigned int *nr)
 {
-	struct task_struct *leader, *t;
+	struct task_struct *leader, *t, **arr;
 	unsigned int n, max;
 
 	for (;;) {
 		rcu_read_lock();
-		leader = pid_task(s->target, PIDTYPE_TGID);
-		if (!leader) {
-			rcu_read_unlock();
-			return -ESRCH;
-		}
-		max = get_nr_threads(leader) + 4;
+		leader = pid_task(target, PIDTYPE_TGID);
+		max = leader ? get_nr_threads(leader) + 4 : 0;
 		rcu_read_unlock();
+		if (!max)
+			return -ESRCH;
 
-		s->tasks = kcalloc(max, sizeof(*s->tasks), GFP_KERNEL);
-		if (!s->tasks)
+		arr = kcalloc(max, sizeof(*arr), GFP_KERNEL);
+		if (!arr)
 			return -ENOMEM;
 		n = 0;
 		rcu_read_lock();
-		leader = pid_task(s->target, PIDTYPE_TGID);
+		leader = pid_task(target, PIDTYPE_TGID);
 		if (leader) {
 			for_each_thread(leader, t) {
 				if (n == max)
 					break;
-				s->tasks[n++] = get_task_struct(t);
+				arr[n++] = get_task_struct(t);
 			}
 		}
 		rcu_read_unlock();
-		if (n < max) {
-			s->nr_tasks = n;
-			return n ? 0 : -ESRCH;
+		if (n < max && n) {
+			*tasks = arr;
+			*nr = n;
+			return 0;
 		}
-		/* More threads than room: try again. */
+		/* Gone, or more threads than room: put them, maybe try again. */
 		while (n)
-			put_task_struct(s->tasks[--n]);
-		kfree(s->tasks);
-		s->tasks = NULL;
+			put_task_struct(arr[--n]);
+		kfree(arr);
+		if (!leader)
+			return -ESRCH;
 	}
 }
 
@@ -493,6 +533,71 @@ static void embm_put_tasks(struct embm_sampler *s)
 		put_task_struct(s->tasks[--s->nr_tasks]);
 	kfree(s->tasks);
 	s->tasks = NULL;
+}
+
+/* Add the threads of @fresh not yet in s->tasks; put the others. */
+static int embm_merge_tasks(struct embm_sampler *s, struct task_struct **fresh,
+			    unsigned int nr)
+{
+	struct task_struct **all;
+	unsigned int i, j, n = s->nr_tasks;
+	int err = 0;
+
+	all = krealloc_array(s->tasks, s->nr_tasks + nr, sizeof(*all), GFP_KERNEL);
+	if (!all) {
+		err = -ENOMEM;
+		all = s->tasks;
+		n = 0;
+		nr = 0;
+	}
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < s->nr_tasks && all[j] != fresh[i]; j++)
+			;
+		if (j < s->nr_tasks)
+			put_task_struct(fresh[i]);
+		else
+			all[n++] = fresh[i];
+	}
+	if (err) {
+		while (nr--)
+			put_task_struct(fresh[nr]);
+	} else {
+		s->tasks = all;
+		s->nr_tasks = n;
+	}
+	kfree(fresh);
+	return err;
+}
+
+/*
+ * Threads made while the events were being opened, by threads that had
+ * none yet, inherited nothing: open theirs, until no new thread shows up.
+ */
+static int embm_follow_new_tasks(struct embm_sampler *s)
+{
+	struct task_struct **fresh;
+	unsigned int nr, old, from;
+	int round, cpu, err;
+
+	for (round = 0; round < 8; round++) {
+		err = embm_collect_tasks(s->target, &fresh, &nr);
+		if (err)
+			return err == -ESRCH ? 0 : err;	/* gone: ksamplingd sees it */
+		old = s->nr_tasks;
+		err = embm_merge_tasks(s, fresh, nr);
+		if (err || s->nr_tasks == old)
+			return err;
+		for_each_possible_cpu(cpu) {
+			if (!s->cpu[cpu].rb)
+				continue;
+			from = s->cpu[cpu].nr_events;
+			err = embm_open_cpu(s, cpu, old);
+			if (err && err != -ENODEV)
+				return err;
+			embm_enable_cpu(s, cpu, from);
+		}
+	}
+	return 0;
 }
 
 static void embm_close_all(struct embm_sampler *s)
@@ -526,7 +631,14 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	s->base_store = s->st->store_period;
 
 	for_each_online_cpu(cpu) {
-		err = embm_open_cpu(s, cpu);
+		err = embm_open_cpu(s, cpu, 0);
+		if (err == -ENODEV) {
+			/* It went offline meanwhile: ksamplingd follows it. */
+			mutex_lock(&s->st->lock);
+			embm_close_cpu(s, cpu);
+			mutex_unlock(&s->st->lock);
+			err = 0;
+		}
 		if (err)
 			break;
 	}
@@ -537,6 +649,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 		return 0;
 	}
 	embm_close_all(s);
+	cpumask_clear(s->st->cpus);
 	switch (err) {
 	case -ENOENT:
 	case -ENODEV:
@@ -615,35 +728,52 @@ struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
 	    !zalloc_cpumask_var(&s->cpus_gone, GFP_KERNEL))
 		goto out_free;
 	if (s->target) {
-		err = embm_get_tasks(s);
+		err = embm_collect_tasks(s->target, &s->tasks, &s->nr_tasks);
 		if (err)
 			goto out_free;
 	}
 
-	cpus_read_lock();
-	err = embm_choose_source(s);
-	if (err)
-		goto out_unlock;
-	st->source = s->src;
-
+	/* Not started yet: hotplug marks CPUs from here on, without waking it. */
 	s->thread = kthread_create(ksamplingd, s, "ksamplingd");
 	if (IS_ERR(s->thread)) {
 		err = PTR_ERR(s->thread);
-		goto out_close;
+		goto out_put_tasks;
 	}
 	get_task_struct(s->thread);
-	for_each_online_cpu(cpu)
-		embm_enable_cpu(s, cpu);
+	spin_lock(&embm_active_lock);
 	embm_active = s;
-	cpus_read_unlock();
+	spin_unlock(&embm_active_lock);
 
+	err = embm_choose_source(s);
+	if (err)
+		goto out_unpublish;
+	st->source = s->src;
+	for_each_possible_cpu(cpu)
+		embm_enable_cpu(s, cpu, 0);
+	if (s->target) {
+		err = embm_follow_new_tasks(s);
+		if (err)
+			goto out_close;
+	}
+	mutex_lock(&st->lock);
+	embm_count_events(s);
+	mutex_unlock(&st->lock);
+
+	spin_lock(&embm_active_lock);
+	s->running = true;
+	spin_unlock(&embm_active_lock);
 	wake_up_process(s->thread);
 	return s;
 
 out_close:
 	embm_close_all(s);
-out_unlock:
-	cpus_read_unlock();
+out_unpublish:
+	spin_lock(&embm_active_lock);
+	embm_active = NULL;
+	spin_unlock(&embm_active_lock);
+	kthread_stop(s->thread);	/* never woken: it exits at once */
+	put_task_struct(s->thread);
+out_put_tasks:
 	embm_put_tasks(s);
 out_free:
 	free_cpumask_var(s->cpus_gone);
@@ -665,9 +795,9 @@ void embm_sampler_stop(struct embm_sampler *s)
 {
 	lockdep_assert_held(&embm_lock);
 
-	cpus_read_lock();
+	spin_lock(&embm_active_lock);
 	embm_active = NULL;
-	cpus_read_unlock();
+	spin_unlock(&embm_active_lock);
 
 	kthread_stop(s->thread);
 	mutex_lock(&s->st->lock);

@@ -14,6 +14,7 @@
 #include <linux/ioport.h>
 #include <linux/math64.h>
 #include <linux/memory-tiers.h>
+#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/nodemask.h>
@@ -182,6 +183,7 @@ void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		      enum embm_op op, bool latency_only)
 {
 	struct embm_node_stats *ns;
+	struct page *page;
 	unsigned long pfn;
 	u64 period = s->period ?: 1;
 	int nid, cnid;
@@ -194,11 +196,13 @@ void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		return;
 	}
 	pfn = PHYS_PFN(s->phys);
-	if (!pfn_valid(pfn)) {
+	/* Offlined memory keeps valid pfns whose struct pages are poisoned. */
+	page = pfn_to_online_page(pfn);
+	if (!page) {
 		st->bad_pfn++;
 		return;
 	}
-	nid = page_to_nid(pfn_to_page(pfn));
+	nid = page_to_nid(page);
 	if (nid < 0 || nid >= st->nr_nodes) {
 		st->bad_pfn++;
 		return;
