@@ -26,12 +26,21 @@ config_verify() {
 	return $bad
 }
 
+# The config fragments of a variant, on top of allnoconfig.
+build_fragments() {
+	case $1 in
+	y|n)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-$1.config" ;;
+	debug)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-y.config $CONFIG_DIR/debug.config" ;;
+	*)	die "no kernel variant '$1' (y, n, debug)" ;;
+	esac
+}
+
 # Configure $EMBM_BUILD/obj-$1 from the fragments when they changed.
 build_config() {
 	local v=$1 obj=$EMBM_BUILD/obj-$1 frag
 	mkdir -p "$obj"
 	frag=$obj/embm.fragment
-	cat "$CONFIG_DIR/qemu.config" "$CONFIG_DIR/embm-$v.config" >"$frag.new"
+	cat $(build_fragments "$v") >"$frag.new"
 	if [ -f "$obj/.config" ] && cmp -s "$frag.new" "$frag"; then
 		rm -f "$frag.new"
 		return 0
@@ -48,7 +57,7 @@ build_kernel() {
 	build_config "$v" || return 1
 	log "building obj-$v/arch/x86/boot/bzImage"
 	quiet kmake O="$obj" bzImage || return 1
-	if [ "$v" = y ]; then
+	if [ "$v" != n ]; then
 		quiet kmake O="$obj" headers || return 1
 	fi
 	log "obj-$v built in $((SECONDS - t0)) s"
@@ -106,7 +115,8 @@ cmd_build() {
 	all)	build_kernel y && build_guest_progs && build_kernel n ;;
 	y)	build_kernel y && build_guest_progs ;;
 	n)	build_kernel n ;;
+	debug)	build_kernel debug && build_guest_progs ;;
 	debian)	build_debian_objs ;;
-	*)	die "build: unknown target '$what' (all, y, n, debian)" ;;
+	*)	die "build: unknown target '$what' (all, y, n, debug, debian)" ;;
 	esac
 }

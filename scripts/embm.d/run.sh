@@ -9,8 +9,10 @@ run_usage() {
 usage: scripts/embm run [OPTIONS] [-- CMD [ARGS]]
        scripts/embm shell [OPTIONS]
 
-  --kernel y|n|FILE  kernel to boot: y = CONFIG_EMBM=y (default), n = the
-                     CONFIG_EMBM=n build, or a bzImage
+  --kernel y|n|debug|FILE
+                     kernel to boot: y = CONFIG_EMBM=y (default), n = the
+                     CONFIG_EMBM=n build, debug = y with lockdep and other
+                     debug checks (scripts/embm build debug), or a bzImage
   --numa SPEC        nodes as CPUS:MEM,...; default 2:1G,2:1G,0:1G: node 0
                      CPUs 0-1 + 1 GiB, node 1 CPUs 2-3 + 1 GiB, node 2 1 GiB
                      and no CPUs (how a CXL memory expander appears)
@@ -134,7 +136,7 @@ run_guest() {
 		esac
 	done
 	case $kernel in
-	y|n) kernel=$EMBM_BUILD/obj-$kernel/arch/x86/boot/bzImage ;;
+	y|n|debug) kernel=$EMBM_BUILD/obj-$kernel/arch/x86/boot/bzImage ;;
 	esac
 	[ -f "$kernel" ] || die "no kernel at $kernel; run 'scripts/embm build'"
 	[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout: not a number of seconds: $timeout"

@@ -195,12 +195,18 @@ cmd_test() {
 	t_step "build CONFIG_EMBM=y (+ KUnit)" build_kernel y
 	t_step "build the selftests (static)" build_guest_progs
 	t_step "build CONFIG_EMBM=n" build_kernel n
+	t_step "build CONFIG_EMBM=y with lockdep and debug checks" build_kernel debug
 	t_step "embm objects compile under Debian's amd64 config" build_debian_objs
 
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
 		t_boot embm-y y 1 run-tests
 	else
 		t_report fail "embm-y: no kernel to boot"
+	fi
+	if [ -f "$EMBM_BUILD/obj-debug/arch/x86/boot/bzImage" ]; then
+		t_boot embm-debug debug 1 run-tests
+	else
+		t_report fail "embm-debug: no kernel to boot"
 	fi
 	if [ -f "$EMBM_BUILD/obj-n/arch/x86/boot/bzImage" ]; then
 		t_boot embm-n n 0 run-tests /embm/bin/embm_enosys_test
