@@ -79,6 +79,32 @@ static void embm_proc_unlock(void)
 	mutex_unlock(&embm_lock);
 }
 
+/*
+ * Start a per-node file: lock, "version", and the memory nodes in report
+ * order in *@n entries.  Return: the order, to give to embm_proc_end();
+ * NULL, nothing locked, when there are no results; or ERR_PTR(-ENOMEM).
+ */
+static int *embm_proc_begin(struct seq_file *m, int *n)
+{
+	int *order;
+
+	if (!embm_proc_lock(m))
+		return NULL;
+	order = kcalloc(embm_session.stats->nr_nodes, sizeof(*order), GFP_KERNEL);
+	if (!order) {
+		embm_proc_unlock();
+		return ERR_PTR(-ENOMEM);
+	}
+	*n = embm_node_order(&embm_session, order);
+	return order;
+}
+
+static void embm_proc_end(int *order)
+{
+	kfree(order);
+	embm_proc_unlock();
+}
+
 static int embm_status_show(struct seq_file *m, void *v)
 {
 	const struct embm_session *se = &embm_session;
@@ -124,16 +150,11 @@ static int embm_nodes_show(struct seq_file *m, void *v)
 	int *order, n, i;
 	u64 total;
 
-	if (!embm_proc_lock(m))
-		return 0;
+	order = embm_proc_begin(m, &n);
+	if (IS_ERR_OR_NULL(order))
+		return PTR_ERR_OR_ZERO(order);
 	st = se->stats;
-	order = kcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
-	if (!order) {
-		embm_proc_unlock();
-		return -ENOMEM;
-	}
 	total = embm_attributed(st);
-	n = embm_node_order(se, order);
 	seq_puts(m, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study\n");
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
@@ -147,8 +168,7 @@ static int embm_nodes_show(struct seq_file *m, void *v)
 			   embm_stats_distinct_pages(ns),
 			   order[i] == se->node ? "*" : "-");
 	}
-	kfree(order);
-	embm_proc_unlock();
+	embm_proc_end(order);
 	return 0;
 }
 
@@ -158,15 +178,10 @@ static int embm_latency_show(struct seq_file *m, void *v)
 	const struct embm_stats *st;
 	int *order, n, i, b;
 
-	if (!embm_proc_lock(m))
-		return 0;
+	order = embm_proc_begin(m, &n);
+	if (IS_ERR_OR_NULL(order))
+		return PTR_ERR_OR_ZERO(order);
 	st = se->stats;
-	order = kcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
-	if (!order) {
-		embm_proc_unlock();
-		return -ENOMEM;
-	}
-	n = embm_node_order(se, order);
 	seq_puts(m, "node lat_samples");
 	for (b = 0; b < EMBM_LAT_BUCKETS; b++)
 		seq_printf(m, " lt%llu", 2ULL << b);
@@ -179,8 +194,7 @@ static int embm_latency_show(struct seq_file *m, void *v)
 			seq_printf(m, " %llu", ns->lat_hist[b]);
 		seq_puts(m, "\n");
 	}
-	kfree(order);
-	embm_proc_unlock();
+	embm_proc_end(order);
 	return 0;
 }
 
@@ -190,15 +204,10 @@ static int embm_matrix_show(struct seq_file *m, void *v)
 	const struct embm_stats *st;
 	int *order, n, i, row;
 
-	if (!embm_proc_lock(m))
-		return 0;
+	order = embm_proc_begin(m, &n);
+	if (IS_ERR_OR_NULL(order))
+		return PTR_ERR_OR_ZERO(order);
 	st = se->stats;
-	order = kcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
-	if (!order) {
-		embm_proc_unlock();
-		return -ENOMEM;
-	}
-	n = embm_node_order(se, order);
 	seq_puts(m, "cpu_node");
 	for (i = 0; i < n; i++)
 		seq_printf(m, " mem%d", order[i]);
@@ -215,8 +224,7 @@ static int embm_matrix_show(struct seq_file *m, void *v)
 			seq_printf(m, " %llu", st->matrix[row * st->nr_nodes + order[i]]);
 		seq_puts(m, "\n");
 	}
-	kfree(order);
-	embm_proc_unlock();
+	embm_proc_end(order);
 	return 0;
 }
 

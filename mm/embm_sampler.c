@@ -690,6 +690,16 @@ static int embm_choose_source(struct embm_sampler *s)
 	return err;
 }
 
+static void embm_sampler_free(struct embm_sampler *s)
+{
+	free_cpumask_var(s->cpus_gone);
+	free_cpumask_var(s->cpus_new);
+	kfree(s->scratch);
+	kfree(s->cpu);
+	xa_destroy(&s->ids);
+	kfree(s);
+}
+
 /**
  * embm_sampler_start() - open the events and start ksamplingd
  * @target: thread-group pid of the target, NULL for every process; the
@@ -776,12 +786,7 @@ out_unpublish:
 out_put_tasks:
 	embm_put_tasks(s);
 out_free:
-	free_cpumask_var(s->cpus_gone);
-	free_cpumask_var(s->cpus_new);
-	kfree(s->scratch);
-	kfree(s->cpu);
-	xa_destroy(&s->ids);
-	kfree(s);
+	embm_sampler_free(s);
 	return ERR_PTR(err);
 }
 
@@ -807,12 +812,7 @@ void embm_sampler_stop(struct embm_sampler *s)
 
 	embm_close_all(s);
 	embm_put_tasks(s);
-	free_cpumask_var(s->cpus_gone);
-	free_cpumask_var(s->cpus_new);
-	kfree(s->scratch);
-	kfree(s->cpu);
-	xa_destroy(&s->ids);
-	kfree(s);
+	embm_sampler_free(s);
 }
 
 /**

@@ -284,8 +284,8 @@ static void *thread_touch(void *arg)
 /* A thread and a child process made after the start are followed. */
 static int threads_and_children(void *arg)
 {
-	int node = *(int *)arg, status;
 	pthread_t t;
+	int status;
 	void *ret;
 	pid_t pid;
 
@@ -608,6 +608,8 @@ static int refault_one_page(void *arg)
 	int fd, r;
 	char *p;
 
+	(void)arg;
+
 	fd = open(HOT_FILE, O_RDONLY);
 	if (fd < 0)
 		return -1;
@@ -635,13 +637,13 @@ TEST_F(sampling, hot_page_is_found)
 
 	fd = open(HOT_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(EMBM_PAGE, write(fd, buf, EMBM_PAGE));
+	ASSERT_EQ((ssize_t)EMBM_PAGE, write(fd, buf, EMBM_PAGE));
 	p = mmap(NULL, EMBM_PAGE, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	ASSERT_NE(MAP_FAILED, p);
 	ASSERT_EQ(1, p[0]);
 	hot_pfn = pfn_of(p);
-	ASSERT_NE(0, hot_pfn);
+	ASSERT_NE(0ULL, hot_pfn);
 
 	ASSERT_EQ(0, spawn(&c, refault_one_page, NULL));
 	measure(_metadata, &c, EMBM_NODE_NONE, before, after);

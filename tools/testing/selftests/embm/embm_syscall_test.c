@@ -20,51 +20,12 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "embm_util.h"
 
-#define MAX_NODES	1024
 #define NOBODY		65534
-
-static long embm_start(pid_t pid, int node)
-{
-	return syscall(__NR_embm_start, pid, node);
-}
-
-static long embm_end(pid_t pid)
-{
-	return syscall(__NR_embm_end, pid);
-}
 
 /* errno of a call that failed, 0 if it succeeded. */
 #define ERRNO_OF(call)	((call) == -1 ? errno : 0)
-
-/* Parse a node list such as "0-1,3" from sysfs into @set; -1 on error. */
-static int read_nodelist(const char *path, bool *set)
-{
-	char buf[4096], *p, *end;
-	long a, b;
-	FILE *f;
-
-	memset(set, 0, MAX_NODES * sizeof(*set));
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	for (p = buf; *p && *p != '\n'; p = end + (*end == ',')) {
-		a = strtol(p, &end, 10);
-		b = a;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		if (end == p || a < 0 || b >= MAX_NODES || a > b)
-			return -1;
-		while (a <= b)
-			set[a++] = true;
-	}
-	return 0;
-}
 
 static long read_long(const char *path)
 {
@@ -165,15 +126,15 @@ TEST_F(embm, bad_pid_is_einval)
 
 TEST_F(embm, bad_node_is_einval)
 {
-	bool possible[MAX_NODES], memory[MAX_NODES];
+	bool possible[EMBM_MAX_NODES], memory[EMBM_MAX_NODES];
 	int n, last = 0;
 
-	ASSERT_EQ(0, read_nodelist("/sys/devices/system/node/possible", possible));
-	ASSERT_EQ(0, read_nodelist("/sys/devices/system/node/has_memory", memory));
+	ASSERT_EQ(0, embm_read_nodelist("/sys/devices/system/node/possible", possible));
+	ASSERT_EQ(0, embm_read_nodelist("/sys/devices/system/node/has_memory", memory));
 	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(EMBM_PID_SELF, -2)));
 	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(EMBM_PID_SELF, INT_MIN)));
 	EXPECT_EQ(EINVAL, ERRNO_OF(embm_start(EMBM_PID_SELF, INT_MAX)));
-	for (n = 0; n < MAX_NODES; n++) {
+	for (n = 0; n < EMBM_MAX_NODES; n++) {
 		if (possible[n])
 			last = n;
 		/* Possible but offline or memoryless nodes are refused too. */
@@ -187,11 +148,11 @@ TEST_F(embm, bad_node_is_einval)
 
 TEST_F(embm, every_node_with_memory_is_accepted)
 {
-	bool memory[MAX_NODES];
+	bool memory[EMBM_MAX_NODES];
 	int n, seen = 0;
 
-	ASSERT_EQ(0, read_nodelist("/sys/devices/system/node/has_memory", memory));
-	for (n = 0; n < MAX_NODES; n++) {
+	ASSERT_EQ(0, embm_read_nodelist("/sys/devices/system/node/has_memory", memory));
+	for (n = 0; n < EMBM_MAX_NODES; n++) {
 		if (!memory[n])
 			continue;
 		seen++;
