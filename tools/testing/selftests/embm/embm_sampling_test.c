@@ -256,18 +256,25 @@ static unsigned long long delta(const struct embm_node_row *before,
 	return after[node].samples - before[node].samples;
 }
 
-/* Session on the caller's child; snapshot, go, wait, end, snapshot. */
-static void measure(struct __test_metadata *_metadata, struct child *c, int node,
-		    struct embm_node_row *before, struct embm_node_row *after)
+/* In the running session for @end: snapshot, go, wait, end, snapshot. */
+static void run_measured(struct __test_metadata *_metadata, struct child *c, pid_t end,
+			 struct embm_node_row *before, struct embm_node_row *after)
 {
-	ASSERT_EQ(0, embm_start(c->pid, node)) TH_LOG("embm_start: %m");
 	sleep_ms(50);
 	ASSERT_LT(0, embm_read_nodes(before));
 	ASSERT_EQ(0, pipe_post(c->go));
 	ASSERT_EQ(0, pipe_wait(c->done));
-	ASSERT_EQ(0, embm_end(c->pid));
+	ASSERT_EQ(0, embm_end(end));
 	ASSERT_LT(0, embm_read_nodes(after));
 	ASSERT_EQ(0, finish(c));
+}
+
+/* A session on the caller's child, measured. */
+static void measure(struct __test_metadata *_metadata, struct child *c, int node,
+		    struct embm_node_row *before, struct embm_node_row *after)
+{
+	ASSERT_EQ(0, embm_start(c->pid, node)) TH_LOG("embm_start: %m");
+	run_measured(_metadata, c, c->pid, before, after);
 }
 
 static void *thread_touch(void *arg)
@@ -339,13 +346,7 @@ TEST_F(sampling, system_wide_sees_other_processes)
 
 	ASSERT_EQ(0, spawn(&c, touch_study, &node));
 	ASSERT_EQ(0, embm_start(EMBM_PID_SYSTEM, node));
-	sleep_ms(50);
-	ASSERT_LT(0, embm_read_nodes(before));
-	ASSERT_EQ(0, pipe_post(c.go));
-	ASSERT_EQ(0, pipe_wait(c.done));
-	ASSERT_EQ(0, embm_end(EMBM_PID_SYSTEM));
-	ASSERT_LT(0, embm_read_nodes(after));
-	ASSERT_EQ(0, finish(&c));
+	run_measured(_metadata, &c, EMBM_PID_SYSTEM, before, after);
 	if (!cpu_nodes[node])
 		EXPECT_EQ(truth_pages(node), delta(before, after, node));
 	EXPECT_LE(truth_pages(node), delta(before, after, node));
@@ -584,13 +585,7 @@ TEST_F(sampling, cpu_hotplug_is_followed)
 
 	/* Samples taken on the CPU that came back are counted. */
 	ASSERT_EQ(0, spawn(&c, workload_on_cpu, &cpu));
-	sleep_ms(50);
-	ASSERT_LT(0, embm_read_nodes(before));
-	ASSERT_EQ(0, pipe_post(c.go));
-	ASSERT_EQ(0, pipe_wait(c.done));
-	ASSERT_EQ(0, embm_end(EMBM_PID_SYSTEM));
-	ASSERT_LT(0, embm_read_nodes(after));
-	ASSERT_EQ(0, finish(&c));
+	run_measured(_metadata, &c, EMBM_PID_SYSTEM, before, after);
 	if (!cpu_nodes[node])
 		EXPECT_EQ(truth_pages(node), delta(before, after, node));
 	EXPECT_LE(truth_pages(node), delta(before, after, node));
