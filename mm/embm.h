@@ -4,6 +4,7 @@
  *
  * Files and what runs where:
  *   embm_core.c     session life cycle, the system calls     process
+ *   embm_perm.c     perf's permission rules, ring memory        process
  *   embm_sampler.c  ksamplingd: events, buffers, drain loop    kthread
  *   embm_record.c   PERF_RECORD_* parsing                      any
  *   embm_stats.c    attribution (pfn -> node -> tier), counts  kthread
@@ -15,6 +16,7 @@
 #ifndef __MM_EMBM_H
 #define __MM_EMBM_H
 
+#include <linux/cred.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
@@ -59,6 +61,8 @@ enum embm_source_id {
  * @cpu_budget:	  ksamplingd's CPU budget in permille of one CPU; 0: fixed
  *		  periods.
  * @hot_pages:	  how many hot pages to keep.
+ * @max_events:	  most perf events a session may open (threads x CPUs x
+ *		  event kinds); inherited ones are not counted.
  */
 struct embm_config {
 	enum embm_source_id source;
@@ -68,6 +72,7 @@ struct embm_config {
 	u64 ring_pages;
 	u64 cpu_budget;
 	u64 hot_pages;
+	u64 max_events;
 };
 
 struct embm_sampler;
@@ -80,6 +85,10 @@ struct embm_stats;
  *		checks it and does nothing.
  * @target:	thread-group pid of the target process; NULL for
  *		system-wide sessions.  A reference is held while set.
+ * @named:	the pid embm_start() was given (a thread of @target, or
+ *		@target itself), so that embm_end() takes it too; referenced.
+ * @owner:	thread-group pid of the process that started the session;
+ *		referenced.
  * @target_nr:	the target's pid as the starter saw it; -1 system-wide.
  * @node:	the node under study, or NUMA_NO_NODE.
  * @start_ns:	ktime_get_ns() at start.
@@ -94,6 +103,8 @@ struct embm_session {
 	enum embm_state state;
 	unsigned long gen;
 	struct pid *target;
+	struct pid *named;
+	struct pid *owner;
 	pid_t target_nr;
 	int node;
 	u64 start_ns;
@@ -111,6 +122,39 @@ int embm_session_start(pid_t pid, int node);
 int embm_session_end(pid_t pid);
 void embm_session_target_exited(unsigned long gen);
 const char *embm_state_name(enum embm_state state);
+
+/* ---- permissions (embm_perm.c) ------------------------------------------ */
+
+/**
+ * struct embm_mlock - ring-buffer pages charged to a session's starter
+ * @user:	  the starter's user; its perf_mlock takes the charge up to
+ *		  perf_event_mlock_kb per online CPU, as perf_mmap() does.
+ * @mm:		  the starter's mm (grabbed); its pinned_vm takes the rest.
+ * @user_pages:	  pages charged to @user.
+ * @pinned_pages: pages charged to @mm.
+ * @lock_limit:	  RLIMIT_MEMLOCK of the starter at start, in pages.
+ * @unlimited:	  the starter had CAP_IPC_LOCK, or perf_event_paranoid was
+ *		  -1: pinned_vm may pass @lock_limit.
+ *
+ * Charged and uncharged by whoever opens or closes buffers: the starter,
+ * then ksamplingd, never both at once (embm_lock, then ksamplingd alone).
+ */
+struct embm_mlock {
+	struct user_struct *user;
+	struct mm_struct *mm;
+	unsigned long user_pages;
+	unsigned long pinned_pages;
+	unsigned long lock_limit;
+	bool unlimited;
+};
+
+void embm_perm_attr(struct perf_event_attr *attr);
+bool embm_perm_attr_covers(const struct perf_event_attr *attr);
+int __embm_session_permitted(const struct embm_session *se);
+void embm_mlock_init(struct embm_mlock *ml);
+int embm_mlock_charge(struct embm_mlock *ml, unsigned long pages);
+void embm_mlock_uncharge(struct embm_mlock *ml, unsigned long pages);
+void embm_mlock_release(struct embm_mlock *ml);
 
 /* ---- samples and records ---------------------------------------------- */
 
@@ -236,7 +280,10 @@ enum embm_tier {
  * @accesses:	estimated accesses: the sum of the samples' periods.
  * @lat_samples:samples with a latency; @lat_sum: their sum, in cycles.
  * @lat_hist:	latency histogram, bucket i counts [2^i, 2^(i+1)) cycles.
- * @pages:	linear-counting bitmap of the pfns seen.
+ * @pages:	linear-counting bitmap of the pfns seen; NULL when it could
+ *		not be allocated.
+ * @present:	the node had memory at start, or got a sample since: it is
+ *		in the reports.
  */
 struct embm_node_stats {
 	u64 samples;
@@ -247,6 +294,7 @@ struct embm_node_stats {
 	u64 lat_sum;
 	u64 lat_hist[EMBM_LAT_BUCKETS];
 	unsigned long *pages;
+	bool present;
 };
 
 struct embm_hot;
@@ -255,7 +303,8 @@ struct embm_hot;
  * struct embm_stats - the results of a session
  * @lock:	held by ksamplingd while it adds a batch and by readers.
  * @nr_nodes:	nr_node_ids when the session started.
- * @tier:	tier of each node, decided at start.
+ * @tier:	tier of each node, decided at start, or when a node that had
+ *		no memory then gets its first sample.
  * @cpu_node:	the node of each possible CPU, at start.
  * @node:	per memory node.
  * @matrix:	samples by CPU node (row) x memory node (column).
@@ -272,6 +321,10 @@ struct embm_hot;
  * @kthread_ns:	CPU time ksamplingd used.
  * @source:	the source in use; @why: why it was chosen.
  * @nr_events:	events open now.
+ * @ring_pages_locked: ring-buffer pages charged to the starter now.
+ * @cpus_skipped: CPUs that came online and could not get events.
+ * @scan_gave_up: times the search for new threads at start gave up.
+ * @period_errors: period changes perf refused (the old period stayed).
  * @cpus:	CPUs that had events during the session.
  */
 struct embm_stats {
@@ -297,6 +350,10 @@ struct embm_stats {
 	const struct embm_source *source;
 	char why[128];
 	unsigned int nr_events;
+	u64 ring_pages_locked;
+	u64 cpus_skipped;
+	u64 scan_gave_up;
+	u64 period_errors;
 	cpumask_var_t cpus;
 };
 
@@ -315,6 +372,7 @@ static inline unsigned int embm_page_bit(u64 pfn)
 	return pfn >> (64 - EMBM_PAGES_BITS);
 }
 
+struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_pages);
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
 void embm_stats_free(struct embm_stats *st);
 enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window);
@@ -323,6 +381,8 @@ const char *embm_tier_name(enum embm_tier tier);
 void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		      enum embm_op op, bool latency_only);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
+u64 embm_stats_attributed(const struct embm_stats *st);
+int embm_stats_node_order(const struct embm_stats *st, int study, int *order);
 unsigned int embm_lat_bucket(u64 cycles);
 
 /* ---- hot pages ------------------------------------------------------- */

@@ -11,12 +11,12 @@
 
 #define pr_fmt(fmt) "embm: " fmt
 
-#include <linux/capability.h>
 #include <linux/ktime.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
-#include <linux/ptrace.h>
+#include <linux/perf_kernel_rb.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/syscalls.h>
@@ -64,66 +64,130 @@ int embm_check_node(int node)
 }
 
 /*
- * Resolve the pid argument of embm_start() to a thread-group pid, with the
- * checks perf_event_open() makes before it samples another task.  *@target
- * is NULL for a system-wide session, else a reference the caller puts.
+ * Resolve the pid argument of embm_start(): *@task, referenced, is the
+ * thread it names (NULL for a system-wide session).  A thread of a live
+ * process names the process, even when it or the group leader is exiting;
+ * a process whose threads have all exited (a zombie) is gone.
  */
-static int embm_get_target(pid_t pid, struct pid **target)
+static int embm_find_target(pid_t pid, struct task_struct **task)
 {
-	struct task_struct *task;
-	int err = 0;
+	struct task_struct *t;
 
-	*target = NULL;
+	*task = NULL;
 	if (pid == EMBM_PID_SYSTEM)
 		return 0;
 
 	if (pid == EMBM_PID_SELF)
-		task = get_task_struct(current);
+		t = get_task_struct(current);
 	else
-		task = find_get_task_by_vpid(pid);
-	if (!task)
+		t = find_get_task_by_vpid(pid);
+	if (!t)
 		return -ESRCH;
-
-	if (task->flags & PF_EXITING) {
-		err = -ESRCH;
-		goto out_put_task;
+	if (!atomic_read(&t->signal->live)) {
+		put_task_struct(t);
+		return -ESRCH;
 	}
-	if (task->flags & PF_KTHREAD) {
-		err = -EINVAL;
-		goto out_put_task;
+	if (t->flags & PF_KTHREAD) {
+		put_task_struct(t);
+		return -EINVAL;
 	}
-	if (!ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS)) {
-		err = -EACCES;
-		goto out_put_task;
-	}
-	*target = get_task_pid(task, PIDTYPE_TGID);
-
-out_put_task:
-	put_task_struct(task);
-	return err;
+	*task = t;
+	return 0;
 }
 
-/**
- * embm_session_start() - start a sampling session
- * @pid:  EMBM_PID_SYSTEM, EMBM_PID_SELF or a process id
- * @node: NUMA_NO_NODE or the node under study
- *
- * Checks come in this order: arguments (-EINVAL), capability (-EPERM),
- * target (-ESRCH, -EINVAL for a kernel thread, -EACCES), whether a session
- * runs (-EBUSY), then the sampler (-EOPNOTSUPP: no source, or not the
- * forced one, works here; -EINVAL: a knob the forced source refuses).
- * The results of the previous session are dropped when this one starts,
- * not before.
- *
- * Context: process; takes embm_lock.
- * Return: 0 or a negative errno.
- */
-int embm_session_start(pid_t pid, int node)
+/* Drop the results and references of the previous session.  embm_lock held. */
+static void __embm_session_clear(void)
+{
+	lockdep_assert_held(&embm_lock);
+
+	embm_stats_free(embm_session.stats);
+	embm_session.stats = NULL;
+	put_pid(embm_session.target);
+	put_pid(embm_session.named);
+	put_pid(embm_session.owner);
+	embm_session.target = NULL;
+	embm_session.named = NULL;
+	embm_session.owner = NULL;
+}
+
+/* Start the session on @task (NULL: system-wide).  embm_lock held. */
+static int __embm_session_start(struct task_struct *task, int node)
 {
 	struct embm_sampler *sampler;
 	struct embm_config cfg;
 	struct embm_stats *st;
-	struct pid *target;
+	struct pid *target = NULL;
+	int err;
+
+	lockdep_assert_held(&embm_lock);
+
+	if (embm_session.state == EMBM_RUNNING)
+		return -EBUSY;
+
+	mutex_lock(&embm_knobs_lock);
+	cfg = embm_knobs;
+	mutex_unlock(&embm_knobs_lock);
+
+	st = embm_stats_alloc(cfg.hot_pages);
+	if (!st)
+		return -ENOMEM;
+	embm_stats_classify_nodes(st);
+	if (task)
+		target = get_task_pid(task, PIDTYPE_TGID);
+	sampler = embm_sampler_start(target, embm_session.gen + 1, &cfg, st);
+	if (IS_ERR(sampler)) {
+		err = PTR_ERR(sampler);
+		pr_info("session not started: %d (%s)\n", err, st->why);
+		embm_stats_free(st);
+		put_pid(target);
+		return err;
+	}
+
+	__embm_session_clear();
+	embm_session.gen++;
+	embm_session.stats = st;
+	embm_session.sampler = sampler;
+	embm_session.config = cfg;
+	embm_session.target = target;
+	embm_session.named = task ? get_task_pid(task, PIDTYPE_PID) : NULL;
+	embm_session.owner = get_task_pid(current, PIDTYPE_TGID);
+	embm_session.target_nr = target ? pid_vnr(target) : EMBM_PID_SYSTEM;
+	embm_session.node = node;
+	embm_session.start_ns = ktime_get_ns();
+	embm_session.stop_ns = 0;
+	embm_session.state = EMBM_RUNNING;
+	pr_info("session started: target %d, node %d, source %s (%s)\n",
+		embm_session.target_nr, node, st->source->name, st->why);
+	return 0;
+}
+
+/**
+ * embm_session_start() - start a sampling session
+ * @pid:  EMBM_PID_SYSTEM, EMBM_PID_SELF, or a process or thread id
+ * @node: NUMA_NO_NODE or the node under study
+ *
+ * Checks come in perf_event_open()'s order: arguments (-EINVAL); perf's
+ * checks of the attributes (-EACCES: perf_event_paranoid, CAP_PERFMON or
+ * CAP_SYS_ADMIN; an LSM's errno); the target (-ESRCH, -EINVAL for a
+ * kernel thread); perf's checks of the target (-EACCES: ptrace access to
+ * the process, or perf_allow_cpu() system-wide); then whether a session
+ * runs (-EBUSY), and the sampler (-EOPNOTSUPP: no source, or not the
+ * forced one, works here; -EINVAL: a knob the forced source refuses;
+ * -E2BIG: more events than max_events; -EPERM: ring memory over the
+ * starter's mlock limit; -EAGAIN: the target makes threads faster than
+ * they can be listed; -ENOMEM).  While the events of a process are made,
+ * its exec_update_lock is held (-EINTR if a signal comes while waiting for
+ * it), as perf_event_open() holds it, so that an exec() that changes
+ * credentials cannot slip between the check and the events.  The results
+ * of the previous session are dropped when this one starts, not before.
+ *
+ * Context: process; takes exec_update_lock, then embm_lock.
+ * Return: 0 or a negative errno.
+ */
+int embm_session_start(pid_t pid, int node)
+{
+	struct perf_event_attr attr;
+	struct task_struct *task;
 	int err;
 
 	if (pid < EMBM_PID_SYSTEM)
@@ -131,54 +195,34 @@ int embm_session_start(pid_t pid, int node)
 	err = embm_check_node(node);
 	if (err)
 		return err;
-	if (!perfmon_capable())
-		return -EPERM;
-	err = embm_get_target(pid, &target);
+	embm_perm_attr(&attr);
+	err = perf_event_open_permitted(&attr);
 	if (err)
 		return err;
-
-	mutex_lock(&embm_knobs_lock);
-	cfg = embm_knobs;
-	mutex_unlock(&embm_knobs_lock);
-
-	mutex_lock(&embm_lock);
-	if (embm_session.state == EMBM_RUNNING) {
-		err = -EBUSY;
-		goto out_unlock;
+	err = embm_find_target(pid, &task);
+	if (err)
+		return err;
+	if (task) {
+		err = down_read_interruptible(&task->signal->exec_update_lock);
+		if (err)
+			goto out_put_task;
 	}
-	st = embm_stats_alloc(cfg.hot_pages);
-	if (!st) {
-		err = -ENOMEM;
-		goto out_unlock;
-	}
-	embm_stats_classify_nodes(st);
-	sampler = embm_sampler_start(target, embm_session.gen + 1, &cfg, st);
-	if (IS_ERR(sampler)) {
-		err = PTR_ERR(sampler);
-		pr_info("session not started: %d (%s)\n", err, st->why);
-		embm_stats_free(st);
-		goto out_unlock;
-	}
+	err = perf_event_target_permitted(&attr, task);
+	if (err)
+		goto out_unlock_exec;
 
-	embm_stats_free(embm_session.stats);
-	put_pid(embm_session.target);
-	embm_session.gen++;
-	embm_session.stats = st;
-	embm_session.sampler = sampler;
-	embm_session.config = cfg;
-	embm_session.target = target;
-	embm_session.target_nr = target ? pid_vnr(target) : EMBM_PID_SYSTEM;
-	target = NULL;
-	embm_session.node = node;
-	embm_session.start_ns = ktime_get_ns();
-	embm_session.stop_ns = 0;
-	embm_session.state = EMBM_RUNNING;
-	pr_info("session started: target %d, node %d, source %s (%s)\n",
-		embm_session.target_nr, node, st->source->name, st->why);
-
-out_unlock:
+	err = mutex_lock_interruptible(&embm_lock);
+	if (err)
+		goto out_unlock_exec;
+	err = __embm_session_start(task, node);
 	mutex_unlock(&embm_lock);
-	put_pid(target);
+
+out_unlock_exec:
+	if (task)
+		up_read(&task->signal->exec_update_lock);
+out_put_task:
+	if (task)
+		put_task_struct(task);
 	return err;
 }
 
@@ -219,9 +263,15 @@ void embm_session_target_exited(unsigned long gen)
 	schedule_work(&embm_exit_work);
 }
 
-/* Is @pid, as embm_end() got it, the target of the session? */
+/*
+ * Is @pid, as embm_end() got it, the target of the session: the process,
+ * the thread embm_start() was given, or any live thread of the process?
+ */
 static bool __embm_session_matches(pid_t pid)
 {
+	struct task_struct *task;
+	bool match = false;
+
 	lockdep_assert_held(&embm_lock);
 
 	if (pid == EMBM_PID_SYSTEM)
@@ -230,8 +280,16 @@ static bool __embm_session_matches(pid_t pid)
 		return false;
 	if (pid == EMBM_PID_SELF)
 		return embm_session.target == task_tgid(current);
-	/* Still answers after the target was reaped: the pid keeps its numbers. */
-	return pid_vnr(embm_session.target) == pid;
+	/* Still answers after the target was reaped: the pids keep their numbers. */
+	if (pid_vnr(embm_session.target) == pid ||
+	    (embm_session.named && pid_vnr(embm_session.named) == pid))
+		return true;
+	rcu_read_lock();
+	task = find_task_by_vpid(pid);
+	if (task)
+		match = task_tgid(task) == embm_session.target;
+	rcu_read_unlock();
+	return match;
 }
 
 /**
@@ -243,21 +301,25 @@ static bool __embm_session_matches(pid_t pid)
  * log), or acknowledges one that ended when its target exited.  The
  * results stay readable until the next embm_start().
  *
+ * The process that started the session may end it; anyone else needs
+ * what starting it would take now (__embm_session_permitted()).
+ *
  * Context: process; takes embm_lock.
- * Return: 0; -EINVAL for a bad @pid; -EPERM without CAP_PERFMON; -ENOENT
- * when no session is running or awaiting embm_end(); -ESRCH when the
- * session is not for @pid.
+ * Return: 0; -EINVAL for a bad @pid; -EINTR if a signal came while
+ * waiting for a start or end in progress; -ENOENT when no session is
+ * running or awaiting embm_end(); -ESRCH when the session is not for
+ * @pid; -EACCES (or an LSM's errno) when the caller may not end it.
  */
 int embm_session_end(pid_t pid)
 {
-	int err = 0;
+	int err;
 
 	if (pid < EMBM_PID_SYSTEM)
 		return -EINVAL;
-	if (!perfmon_capable())
-		return -EPERM;
 
-	mutex_lock(&embm_lock);
+	err = mutex_lock_interruptible(&embm_lock);
+	if (err)
+		return err;
 	if (embm_session.state != EMBM_RUNNING &&
 	    embm_session.state != EMBM_EXITED) {
 		err = -ENOENT;
@@ -267,6 +329,9 @@ int embm_session_end(pid_t pid)
 		err = -ESRCH;
 		goto out_unlock;
 	}
+	err = __embm_session_permitted(&embm_session);
+	if (err)
+		goto out_unlock;
 
 	if (embm_session.state == EMBM_RUNNING)
 		__embm_session_stop(EMBM_DONE);

@@ -5,12 +5,14 @@
  * Every file starts with "version N" (EMBM_PROC_VERSION, bumped when a
  * layout changes), then one record a line, fields separated by spaces, a
  * header line naming them.  The node under study comes first and is
- * marked "*".  Readers take embm_lock, then embm_stats.lock, so that what
- * they print is one consistent snapshot; process context.
+ * marked "*".  Readers take embm_lock, then embm_stats.lock, both
+ * interruptibly, so that what they print is one consistent snapshot;
+ * process context.  Who may read: see embm_proc_open().
  */
 
 #define pr_fmt(fmt) "embm: " fmt
 
+#include <linux/capability.h>
 #include <linux/memory_hotplug.h>
 #include <linux/nodemask.h>
 #include <linux/proc_fs.h>
@@ -20,31 +22,6 @@
 #include <uapi/linux/embm.h>
 
 #include "embm.h"
-
-/* Memory nodes of a session, the node under study first. */
-static int embm_node_order(const struct embm_session *se, int *order)
-{
-	const struct embm_stats *st = se->stats;
-	int nid, n = 0;
-
-	if (se->node >= 0 && se->node < st->nr_nodes && st->node[se->node].pages)
-		order[n++] = se->node;
-	for (nid = 0; nid < st->nr_nodes; nid++) {
-		if (st->node[nid].pages && nid != se->node)
-			order[n++] = nid;
-	}
-	return n;
-}
-
-static u64 embm_attributed(const struct embm_stats *st)
-{
-	u64 sum = 0;
-	int nid;
-
-	for (nid = 0; nid < st->nr_nodes; nid++)
-		sum += st->node[nid].samples;
-	return sum;
-}
 
 /* Share of @part in @whole, in hundredths of a percent. */
 static u64 embm_share(u64 part, u64 whole)
@@ -59,18 +36,48 @@ static u64 embm_elapsed_ms(const struct embm_session *se)
 	return se->start_ns ? div_u64(end - se->start_ns, NSEC_PER_MSEC) : 0;
 }
 
-/* Lock the session and its stats; false (and nothing locked) if none. */
-static bool embm_proc_lock(struct seq_file *m)
+/*
+ * Each file is bound, when it is opened, to the session of that moment,
+ * as /proc/PID/pagemap is bound to its mm: the opener's right to read it
+ * is checked then (__embm_session_permitted()), and a read after another
+ * session started fails with -ESTALE.  The session's generation is kept
+ * in seq_file->private.
+ */
+static unsigned long embm_proc_gen(const struct seq_file *m)
 {
-	mutex_lock(&embm_lock);
+	return (unsigned long)m->private;
+}
+
+/*
+ * Lock the session and its stats for a read: 1; 0 when there is no
+ * session (only "version" and "state" are printed, nothing stays
+ * locked); -EINTR when a signal came while a start or end held the lock;
+ * -ESTALE when another session started since the open.  Readers never
+ * wait uninterruptibly behind a start or an end.
+ */
+static int embm_proc_lock(struct seq_file *m)
+{
+	int err;
+
+	err = mutex_lock_interruptible(&embm_lock);
+	if (err)
+		return err;
+	if (embm_session.gen != embm_proc_gen(m)) {
+		mutex_unlock(&embm_lock);
+		return -ESTALE;
+	}
 	seq_printf(m, "version %d\n", EMBM_PROC_VERSION);
 	if (!embm_session.stats) {
 		seq_printf(m, "state %s\n", embm_state_name(embm_session.state));
 		mutex_unlock(&embm_lock);
-		return false;
+		return 0;
 	}
-	mutex_lock(&embm_session.stats->lock);
-	return true;
+	err = mutex_lock_interruptible(&embm_session.stats->lock);
+	if (err) {
+		mutex_unlock(&embm_lock);
+		return err;
+	}
+	return 1;
 }
 
 static void embm_proc_unlock(void)
@@ -82,26 +89,27 @@ static void embm_proc_unlock(void)
 /*
  * Start a per-node file: lock, "version", and the memory nodes in report
  * order in *@n entries.  Return: the order, to give to embm_proc_end();
- * NULL, nothing locked, when there are no results; or ERR_PTR(-ENOMEM).
+ * NULL, nothing locked, when there are no results; or an ERR_PTR().
  */
 static int *embm_proc_begin(struct seq_file *m, int *n)
 {
-	int *order;
+	int *order, ret;
 
-	if (!embm_proc_lock(m))
-		return NULL;
-	order = kcalloc(embm_session.stats->nr_nodes, sizeof(*order), GFP_KERNEL);
+	ret = embm_proc_lock(m);
+	if (ret <= 0)
+		return ret ? ERR_PTR(ret) : NULL;
+	order = kvcalloc(embm_session.stats->nr_nodes, sizeof(*order), GFP_KERNEL);
 	if (!order) {
 		embm_proc_unlock();
 		return ERR_PTR(-ENOMEM);
 	}
-	*n = embm_node_order(&embm_session, order);
+	*n = embm_stats_node_order(embm_session.stats, embm_session.node, order);
 	return order;
 }
 
 static void embm_proc_end(int *order)
 {
-	kfree(order);
+	kvfree(order);
 	embm_proc_unlock();
 }
 
@@ -109,10 +117,12 @@ static int embm_status_show(struct seq_file *m, void *v)
 {
 	const struct embm_session *se = &embm_session;
 	const struct embm_stats *st;
+	int ret;
 	u64 ms;
 
-	if (!embm_proc_lock(m))
-		return 0;
+	ret = embm_proc_lock(m);
+	if (ret <= 0)
+		return ret;
 	st = se->stats;
 	ms = embm_elapsed_ms(se);
 	seq_printf(m, "state %s\n", embm_state_name(se->state));
@@ -126,9 +136,14 @@ static int embm_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "ldlat %llu\n", se->config.ldlat);
 	seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(st->cpus));
 	seq_printf(m, "events %u\n", st->nr_events);
+	seq_printf(m, "max_events %llu\n", se->config.max_events);
+	seq_printf(m, "cpus_skipped %llu\n", st->cpus_skipped);
+	seq_printf(m, "thread_scan_gave_up %llu\n", st->scan_gave_up);
+	seq_printf(m, "period_errors %llu\n", st->period_errors);
+	seq_printf(m, "ring_pages_locked %llu\n", st->ring_pages_locked);
 	seq_printf(m, "elapsed_ms %llu\n", ms);
 	seq_printf(m, "samples %llu\n", st->samples);
-	seq_printf(m, "attributed %llu\n", embm_attributed(st));
+	seq_printf(m, "attributed %llu\n", embm_stats_attributed(st));
 	seq_printf(m, "no_phys %llu\n", st->no_phys);
 	seq_printf(m, "bad_pfn %llu\n", st->bad_pfn);
 	seq_printf(m, "lost %llu\n", st->lost);
@@ -154,7 +169,7 @@ static int embm_nodes_show(struct seq_file *m, void *v)
 	if (IS_ERR_OR_NULL(order))
 		return PTR_ERR_OR_ZERO(order);
 	st = se->stats;
-	total = embm_attributed(st);
+	total = embm_stats_attributed(st);
 	seq_puts(m, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study\n");
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
@@ -234,10 +249,11 @@ static int embm_hotpages_show(struct seq_file *m, void *v)
 	struct embm_hot_page *top;
 	const struct embm_stats *st;
 	unsigned int n, i, rank = 0;
-	int pass;
+	int pass, ret;
 
-	if (!embm_proc_lock(m))
-		return 0;
+	ret = embm_proc_lock(m);
+	if (ret <= 0)
+		return ret;
 	st = se->stats;
 	top = kvcalloc(se->config.hot_pages, sizeof(*top), GFP_KERNEL);
 	if (!top) {
@@ -279,11 +295,11 @@ void embm_print_summary(const struct embm_session *se)
 	u64 total;
 
 	lockdep_assert_held(&embm_lock);
-	order = kcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
+	order = kvcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
 	if (!order)
 		return;
 	mutex_lock(&st->lock);
-	total = embm_attributed(st);
+	total = embm_stats_attributed(st);
 	pr_info("session %s: target %d, node %d, %llu ms, source %s, period %llu\n",
 		embm_state_name(se->state), se->target_nr, se->node,
 		embm_elapsed_ms(se), st->source->name, st->period);
@@ -291,7 +307,7 @@ void embm_print_summary(const struct embm_session *se)
 		st->samples, total, st->no_phys + st->bad_pfn, st->lost,
 		st->throttled, div_u64(st->kthread_ns, NSEC_PER_MSEC));
 	pr_info("  node tier    samples   share    accesses  lat(cyc)     pages\n");
-	n = embm_node_order(se, order);
+	n = embm_stats_node_order(st, se->node, order);
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
 		u64 share = embm_share(ns->samples, total);
@@ -306,8 +322,42 @@ void embm_print_summary(const struct embm_session *se)
 			embm_stats_distinct_pages(ns));
 	}
 	mutex_unlock(&st->lock);
-	kfree(order);
+	kvfree(order);
 }
+
+/*
+ * Open: may the opener read the session of now?  Those who may end it
+ * (__embm_session_permitted()) may read it; hotpages shows physical page
+ * numbers, which also take CAP_SYS_ADMIN as in /proc/PID/pagemap.  With
+ * no session there is nothing to hide.
+ */
+static int embm_proc_open(struct inode *inode, struct file *file)
+{
+	int (*show)(struct seq_file *m, void *v) = pde_data(inode);
+	unsigned long gen;
+	int err;
+
+	if (show == embm_hotpages_show &&
+	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
+	err = mutex_lock_interruptible(&embm_lock);
+	if (err)
+		return err;
+	gen = embm_session.gen;
+	if (embm_session.stats)
+		err = __embm_session_permitted(&embm_session);
+	mutex_unlock(&embm_lock);
+	if (err)
+		return err;
+	return single_open(file, show, (void *)gen);
+}
+
+static const struct proc_ops embm_proc_ops = {
+	.proc_open	= embm_proc_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
 
 /**
  * embm_proc_init() - create /proc/embm
@@ -317,19 +367,30 @@ void embm_print_summary(const struct embm_session *se)
  */
 int embm_proc_init(void)
 {
+	static const struct {
+		const char *name;
+		umode_t mode;
+		int (*show)(struct seq_file *m, void *v);
+	} files[] = {
+		{ "status",	0444, embm_status_show },
+		{ "nodes",	0444, embm_nodes_show },
+		{ "matrix",	0444, embm_matrix_show },
+		{ "latency",	0444, embm_latency_show },
+		/* Physical page numbers: for root only, as in /proc/PID/pagemap. */
+		{ "hotpages",	0400, embm_hotpages_show },
+	};
 	struct proc_dir_entry *dir;
+	int i;
 
 	dir = proc_mkdir("embm", NULL);
 	if (!dir)
 		return -ENOMEM;
-	if (!proc_create_single("status", 0444, dir, embm_status_show) ||
-	    !proc_create_single("nodes", 0444, dir, embm_nodes_show) ||
-	    !proc_create_single("matrix", 0444, dir, embm_matrix_show) ||
-	    !proc_create_single("latency", 0444, dir, embm_latency_show) ||
-	    /* Physical page numbers: for root only, as in /proc/PID/pagemap. */
-	    !proc_create_single("hotpages", 0400, dir, embm_hotpages_show)) {
-		proc_remove(dir);
-		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!proc_create_data(files[i].name, files[i].mode, dir, &embm_proc_ops,
+				      files[i].show)) {
+			proc_remove(dir);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }

@@ -34,6 +34,8 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/bsearch.h>
 #include <linux/xarray.h>
 
 #include "embm.h"
@@ -42,6 +44,8 @@
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
 #define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
+#define EMBM_SCAN_ROUNDS	8	/* rounds of looking for new threads */
+#define EMBM_LIST_TRIES		4	/* tries to list a growing thread group */
 
 /* An open event and its id (kept to forget the id after the release). */
 struct embm_ev {
@@ -49,11 +53,12 @@ struct embm_ev {
 	u64 id;
 };
 
-/* The events of one CPU and the buffer they share. */
+/* The events of one CPU, room for them, and the buffer they share. */
 struct embm_cpu {
 	struct perf_buffer *rb;
 	struct embm_ev *evs;
 	unsigned int nr_events;
+	unsigned int room;
 };
 
 /**
@@ -66,8 +71,11 @@ struct embm_cpu {
  * @nr_descs:	 how many.
  * @ids:	 event id -> index in @descs, for the samples' IDENTIFIER.
  * @cpu:	 per possible CPU.
- * @tasks:	 the target's threads at start, referenced.
+ * @tasks:	 the target's threads that have events of their own (not
+ *		 inherited), referenced, sorted by address.
  * @nr_tasks:	 how many.
+ * @nr_events:	 events open now, on every CPU.
+ * @mlock:	 ring-buffer pages charged to the starter.
  * @cpus_new:	 CPUs that came online; set by the hotplug callback.
  * @cpus_gone:	 CPUs going offline; likewise.
  * @st:		 where the counts go.
@@ -90,6 +98,8 @@ struct embm_sampler {
 	struct embm_cpu *cpu;
 	struct task_struct **tasks;
 	unsigned int nr_tasks;
+	unsigned int nr_events;
+	struct embm_mlock mlock;
 	cpumask_var_t cpus_new;
 	cpumask_var_t cpus_gone;
 	struct embm_stats *st;
@@ -128,15 +138,25 @@ static u64 embm_align_period(const struct embm_sampler *s, u64 period)
 
 /* ---- events ------------------------------------------------------------ */
 
-static int embm_cpu_add_event(struct embm_cpu *c, struct perf_event *event)
+/*
+ * Make room for @more events on @c in one allocation, within the session's
+ * max_events: -E2BIG past it.
+ */
+static int embm_cpu_reserve(struct embm_sampler *s, struct embm_cpu *c,
+			    unsigned int more)
 {
 	struct embm_ev *evs;
 
-	evs = krealloc_array(c->evs, c->nr_events + 1, sizeof(*evs), GFP_KERNEL);
+	if ((u64)s->nr_events + more > s->cfg.max_events)
+		return -E2BIG;
+	if (c->nr_events + more <= c->room)
+		return 0;
+	evs = kvrealloc(c->evs, array_size(c->nr_events + more, sizeof(*evs)),
+			GFP_KERNEL);
 	if (!evs)
 		return -ENOMEM;
 	c->evs = evs;
-	c->evs[c->nr_events++] = (struct embm_ev){ .event = event, .id = event->id };
+	c->room = c->nr_events + more;
 	return 0;
 }
 
@@ -151,6 +171,8 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	struct perf_event *event;
 	int err;
 
+	if (WARN_ON_ONCE(c->nr_events >= c->room))
+		return -ENOSPC;
 	attr.size = sizeof(attr);
 	attr.disabled = 1;
 	attr.inherit = !!task;
@@ -164,19 +186,27 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	err = perf_kernel_rb_attach(event, c->rb);
 	if (!err)
 		err = xa_err(xa_store(&s->ids, event->id, xa_mk_value(d), GFP_KERNEL));
-	if (!err)
-		err = embm_cpu_add_event(c, event);
 	if (err) {
 		xa_erase(&s->ids, event->id);
 		perf_event_release_kernel(event);
+		return err;
 	}
-	return err;
+	c->evs[c->nr_events++] = (struct embm_ev){ .event = event, .id = event->id };
+	s->nr_events++;
+	return 0;
+}
+
+/* Ring-buffer pages of one CPU, the control page included. */
+static unsigned long embm_ring_charge(const struct embm_sampler *s)
+{
+	return s->cfg.ring_pages + 1;
 }
 
 /*
  * Open the events of @cpu for the target's threads from index @from on
  * (system-wide: one per kind, @from is 0), making its buffer first.
- * -ENODEV: the CPU went offline meanwhile.
+ * -ENODEV: the CPU went offline meanwhile; -E2BIG: past max_events;
+ * -EPERM: past the starter's mlock limit.
  */
 static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 {
@@ -184,11 +214,18 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 	unsigned int t;
 	int d, err;
 
+	err = embm_cpu_reserve(s, c, s->nr_descs * (s->target ? s->nr_tasks - from : 1));
+	if (err)
+		return err;
 	if (!c->rb) {
+		err = embm_mlock_charge(&s->mlock, embm_ring_charge(s));
+		if (err)
+			return err;
 		c->rb = perf_kernel_rb_alloc(s->cfg.ring_pages, cpu);
 		if (IS_ERR(c->rb)) {
 			err = PTR_ERR(c->rb);
 			c->rb = NULL;
+			embm_mlock_uncharge(&s->mlock, embm_ring_charge(s));
 			return err;
 		}
 	}
@@ -238,10 +275,15 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu)
 		embm_drain_cpu(s, cpu);
 	for (i = 0; i < c->nr_events; i++)
 		xa_erase(&s->ids, c->evs[i].id);
-	kfree(c->evs);
+	kvfree(c->evs);
+	s->nr_events -= c->nr_events;
 	c->evs = NULL;
 	c->nr_events = 0;
-	perf_kernel_rb_put(c->rb);
+	c->room = 0;
+	if (c->rb) {
+		perf_kernel_rb_put(c->rb);
+		embm_mlock_uncharge(&s->mlock, embm_ring_charge(s));
+	}
 	c->rb = NULL;
 }
 
@@ -308,13 +350,15 @@ static void embm_drain_all(struct embm_sampler *s)
 {
 	int cpu;
 
-	mutex_lock(&s->st->lock);
 	for_each_possible_cpu(cpu) {
-		if (s->cpu[cpu].rb)
-			embm_drain_cpu(s, cpu);
+		if (!s->cpu[cpu].rb)
+			continue;
+		mutex_lock(&s->st->lock);
+		embm_drain_cpu(s, cpu);
+		s->st->kthread_ns = s->thread->se.sum_exec_runtime;
+		mutex_unlock(&s->st->lock);
+		cond_resched();
 	}
-	s->st->kthread_ns = s->thread->se.sum_exec_runtime;
-	mutex_unlock(&s->st->lock);
 }
 
 /* ---- ksamplingd ---------------------------------------------------------- */
@@ -322,18 +366,21 @@ static void embm_drain_all(struct embm_sampler *s)
 /* Caller holds st->lock. */
 static void embm_count_events(struct embm_sampler *s)
 {
-	unsigned int nr = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		nr += s->cpu[cpu].nr_events;
-	s->st->nr_events = nr;
+	s->st->nr_events = s->nr_events;
+	s->st->ring_pages_locked = s->mlock.user_pages + s->mlock.pinned_pages;
 }
 
-/* Follow CPUs that went away or came back (system-wide sessions only). */
+static int embm_rescan_tasks(struct embm_sampler *s);
+
+/*
+ * Follow CPUs that went away (system-wide sessions close their events) or
+ * came online without events (both kinds open them).  A CPU that cannot
+ * get its events (max_events, the mlock limit, memory) is counted in
+ * st->cpus_skipped.
+ */
 static void ksamplingd_hotplug(struct embm_sampler *s)
 {
-	int cpu;
+	int cpu, err;
 
 	for_each_cpu(cpu, s->cpus_gone) {
 		cpumask_clear_cpu(cpu, s->cpus_gone);
@@ -349,33 +396,66 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 		cpumask_clear_cpu(cpu, s->cpus_new);
 		if (!cpu_online(cpu) || s->cpu[cpu].rb)
 			continue;
+		/*
+		 * Threads made since the last scan have inherited events on
+		 * the other CPUs, none on this one: list them again first.
+		 */
+		err = s->target ? embm_rescan_tasks(s) : 0;
 		mutex_lock(&s->st->lock);
-		if (embm_open_cpu(s, cpu, 0))
-			embm_close_cpu(s, cpu);	/* offline again, or no memory */
-		else
+		if (!err)
+			err = embm_open_cpu(s, cpu, 0);
+		if (err) {
+			embm_close_cpu(s, cpu);
+			/* Offline again, or over max_events, mlock or memory. */
+			if (err != -ENODEV)
+				s->st->cpus_skipped++;
+		} else {
 			embm_enable_cpu(s, cpu, 0);
+		}
 		embm_count_events(s);
 		mutex_unlock(&s->st->lock);
 	}
 }
 
-static void ksamplingd_set_periods(struct embm_sampler *s, u64 period, u64 store)
+/* The period @ev takes, of a load and a store period. */
+static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
+			    u64 period, u64 store)
 {
-	unsigned int i;
-	int cpu;
+	void *e = xa_load(&s->ids, ev->id);
+
+	return e && s->descs[xa_to_value(e)].store ? store : period;
+}
+
+/**
+ * embm_set_periods() - give every event a new load and store period
+ * @s:	    the sampler
+ * @period: load (or all-sample) period
+ * @store:  store period
+ *
+ * All or nothing: when perf refuses one event's period, the events changed
+ * before it get the current periods back and st->period stays as it is, so
+ * that what status reports is what the events use.
+ *
+ * Context: ksamplingd (or the starter before it runs); takes st->lock.
+ * Return: 0 or perf_event_period()'s error.
+ */
+static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
+{
+	u64 old = s->st->period, old_store = s->st->store_period;
+	int cpu, err = 0, bad_cpu = -1;
+	unsigned int i, bad = 0;
 
 	for_each_possible_cpu(cpu) {
 		struct embm_cpu *c = &s->cpu[cpu];
 
 		for (i = 0; i < c->nr_events; i++) {
-			struct perf_event *ev = c->evs[i].event;
-			const struct embm_event_desc *d;
-			void *e = xa_load(&s->ids, c->evs[i].id);
-
-			if (!e)
-				continue;
-			d = &s->descs[xa_to_value(e)];
-			perf_event_period(ev, d->store ? store : period);
+			err = perf_event_period(c->evs[i].event,
+						embm_desc_period(s, &c->evs[i], period, store));
+			if (err) {
+				bad_cpu = cpu;
+				bad = i;
+				goto out_undo;
+			}
 		}
 	}
 	mutex_lock(&s->st->lock);
@@ -383,6 +463,24 @@ static void ksamplingd_set_periods(struct embm_sampler *s, u64 period, u64 store
 	s->st->store_period = store;
 	s->st->period_changes++;
 	mutex_unlock(&s->st->lock);
+	return 0;
+
+out_undo:
+	for_each_possible_cpu(cpu) {
+		struct embm_cpu *c = &s->cpu[cpu];
+
+		for (i = 0; i < c->nr_events; i++) {
+			if (cpu == bad_cpu && i == bad)
+				goto out_count;
+			perf_event_period(c->evs[i].event,
+					  embm_desc_period(s, &c->evs[i], old, old_store));
+		}
+	}
+out_count:
+	mutex_lock(&s->st->lock);
+	s->st->period_errors++;
+	mutex_unlock(&s->st->lock);
+	return err;
 }
 
 /*
@@ -403,11 +501,11 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run
 	*last_run = run;
 
 	if (used > s->cfg.cpu_budget && period < EMBM_PERIOD_MAX)
-		ksamplingd_set_periods(s, embm_align_period(s, period * 2),
-				       embm_align_period(s, store * 2));
+		embm_set_periods(s, embm_align_period(s, period * 2),
+				 embm_align_period(s, store * 2));
 	else if (used < s->cfg.cpu_budget / 4 && period > s->base_period)
-		ksamplingd_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
-				       embm_align_period(s, max(store / 2, s->base_store)));
+		embm_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
+				 embm_align_period(s, max(store / 2, s->base_store)));
 }
 
 static bool ksamplingd_target_gone(struct embm_sampler *s)
@@ -484,22 +582,35 @@ static int embm_cpu_offline(unsigned int cpu)
 
 /* ---- start and stop ------------------------------------------------------ */
 
-/* References to the threads of @target now, in a new array. */
+static int embm_task_cmp(const void *a, const void *b)
+{
+	const struct task_struct *x = *(const struct task_struct **)a;
+	const struct task_struct *y = *(const struct task_struct **)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * References to the threads of @target now, in a new array of *@nr.
+ * The group may grow while it is listed: try again with more room, a
+ * bounded number of times (-EAGAIN after that).  -ESRCH: it is gone.
+ */
 static int embm_collect_tasks(struct pid *target, struct task_struct ***tasks,
 			      unsigned int *nr)
 {
 	struct task_struct *leader, *t, **arr;
-	unsigned int n, max;
+	unsigned int n, max, try;
 
-	for (;;) {
+	for (try = 0; try < EMBM_LIST_TRIES; try++) {
 		rcu_read_lock();
 		leader = pid_task(target, PIDTYPE_TGID);
-		max = leader ? get_nr_threads(leader) + 4 : 0;
+		max = leader ? get_nr_threads(leader) : 0;
 		rcu_read_unlock();
 		if (!max)
 			return -ESRCH;
+		max += max / 4 + 4;
 
-		arr = kcalloc(max, sizeof(*arr), GFP_KERNEL);
+		arr = kvmalloc_array(max, sizeof(*arr), GFP_KERNEL);
 		if (!arr)
 			return -ENOMEM;
 		n = 0;
@@ -521,57 +632,80 @@ static int embm_collect_tasks(struct pid *target, struct task_struct ***tasks,
 		/* Gone, or more threads than room: put them, maybe try again. */
 		while (n)
 			put_task_struct(arr[--n]);
-		kfree(arr);
+		kvfree(arr);
 		if (!leader)
 			return -ESRCH;
 	}
+	return -EAGAIN;
 }
 
 static void embm_put_tasks(struct embm_sampler *s)
 {
 	while (s->nr_tasks)
 		put_task_struct(s->tasks[--s->nr_tasks]);
-	kfree(s->tasks);
+	kvfree(s->tasks);
 	s->tasks = NULL;
 }
 
-/* Add the threads of @fresh not yet in s->tasks; put the others. */
+/*
+ * Append the threads of @fresh (@nr, referenced, freed here) not yet in
+ * s->tasks, which stays sorted up to the old count: the new ones are at
+ * [old count, s->nr_tasks) until embm_sort_tasks().  The references of
+ * the others are put, and of all of them on -ENOMEM.
+ */
 static int embm_merge_tasks(struct embm_sampler *s, struct task_struct **fresh,
 			    unsigned int nr)
 {
 	struct task_struct **all;
-	unsigned int i, j, n = s->nr_tasks;
-	int err = 0;
+	unsigned int i, n = s->nr_tasks;
 
-	all = krealloc_array(s->tasks, s->nr_tasks + nr, sizeof(*all), GFP_KERNEL);
+	all = kvrealloc(s->tasks, array_size(s->nr_tasks + nr, sizeof(*all)), GFP_KERNEL);
 	if (!all) {
-		err = -ENOMEM;
-		all = s->tasks;
-		n = 0;
-		nr = 0;
+		while (nr)
+			put_task_struct(fresh[--nr]);
+		kvfree(fresh);
+		return -ENOMEM;
 	}
 	for (i = 0; i < nr; i++) {
-		for (j = 0; j < s->nr_tasks && all[j] != fresh[i]; j++)
-			;
-		if (j < s->nr_tasks)
+		if (bsearch(&fresh[i], all, s->nr_tasks, sizeof(*all), embm_task_cmp))
 			put_task_struct(fresh[i]);
 		else
 			all[n++] = fresh[i];
 	}
-	if (err) {
-		while (nr--)
-			put_task_struct(fresh[nr]);
-	} else {
-		s->tasks = all;
-		s->nr_tasks = n;
-	}
-	kfree(fresh);
+	s->tasks = all;
+	s->nr_tasks = n;
+	kvfree(fresh);
+	return 0;
+}
+
+static void embm_sort_tasks(struct embm_sampler *s)
+{
+	sort(s->tasks, s->nr_tasks, sizeof(*s->tasks), embm_task_cmp, NULL);
+}
+
+/*
+ * Add the target's threads that have no event of their own yet to
+ * s->tasks, and open nothing: for a CPU that comes online.
+ */
+static int embm_rescan_tasks(struct embm_sampler *s)
+{
+	struct task_struct **fresh;
+	unsigned int nr;
+	int err;
+
+	err = embm_collect_tasks(s->target, &fresh, &nr);
+	if (err)
+		return err == -ESRCH ? 0 : err;	/* gone: ksamplingd sees it */
+	err = embm_merge_tasks(s, fresh, nr);
+	embm_sort_tasks(s);
 	return err;
 }
 
 /*
  * Threads made while the events were being opened, by threads that had
- * none yet, inherited nothing: open theirs, until no new thread shows up.
+ * none yet, inherited nothing: open theirs, until no new thread shows up
+ * or EMBM_SCAN_ROUNDS rounds have passed (then status says the scan gave
+ * up: threads made meanwhile by such threads may go unsampled).
  */
 static int embm_follow_new_tasks(struct embm_sampler *s)
 {
@@ -579,14 +713,16 @@ static int embm_follow_new_tasks(struct embm_sampler *s)
 	unsigned int nr, old, from;
 	int round, cpu, err;
 
-	for (round = 0; round < 8; round++) {
+	for (round = 0; round < EMBM_SCAN_ROUNDS; round++) {
 		err = embm_collect_tasks(s->target, &fresh, &nr);
 		if (err)
 			return err == -ESRCH ? 0 : err;	/* gone: ksamplingd sees it */
 		old = s->nr_tasks;
 		err = embm_merge_tasks(s, fresh, nr);
-		if (err || s->nr_tasks == old)
+		if (err)
 			return err;
+		if (s->nr_tasks == old)
+			return 0;
 		for_each_possible_cpu(cpu) {
 			if (!s->cpu[cpu].rb)
 				continue;
@@ -596,7 +732,13 @@ static int embm_follow_new_tasks(struct embm_sampler *s)
 				return err;
 			embm_enable_cpu(s, cpu, from);
 		}
+		embm_sort_tasks(s);
 	}
+	pr_warn("gave up following new threads of %d after %d rounds\n",
+		pid_vnr(s->target), EMBM_SCAN_ROUNDS);
+	mutex_lock(&s->st->lock);
+	s->st->scan_gave_up++;
+	mutex_unlock(&s->st->lock);
 	return 0;
 }
 
@@ -618,13 +760,20 @@ static void embm_close_all(struct embm_sampler *s)
 static int embm_try_source(struct embm_sampler *s, const struct embm_source *src,
 			   const char **why)
 {
-	int cpu, err;
+	int cpu, d, err;
 
 	s->src = src;
 	err = src->setup(&s->cfg, s->descs, why);
 	if (err < 0)
 		return err;
 	s->nr_descs = err;
+	for (d = 0; d < s->nr_descs; d++) {
+		/* embm's permission checks would not be perf's for it. */
+		if (WARN_ON_ONCE(!embm_perm_attr_covers(&s->descs[d].attr))) {
+			*why = "its attributes need checks embm does not make";
+			return -EINVAL;
+		}
+	}
 	s->st->period = embm_align_period(s, s->cfg.period ?: src->period);
 	s->st->store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
 	s->base_period = s->st->period;
@@ -660,6 +809,12 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	case -ENODATA:
 		*why = "the PMU refuses its attributes";
 		return -EOPNOTSUPP;
+	case -E2BIG:
+		*why = "it needs more events than max_events";
+		return err;
+	case -EPERM:
+		*why = "its ring buffers pass the starter's mlock limit";
+		return err;
 	default:
 		*why = "its events could not be created";
 		return err;
@@ -692,6 +847,7 @@ static int embm_choose_source(struct embm_sampler *s)
 
 static void embm_sampler_free(struct embm_sampler *s)
 {
+	embm_mlock_release(&s->mlock);
 	free_cpumask_var(s->cpus_gone);
 	free_cpumask_var(s->cpus_new);
 	kfree(s->scratch);
@@ -708,11 +864,15 @@ static void embm_sampler_free(struct embm_sampler *s)
  * @cfg:    the knobs
  * @st:     where the results go; the caller frees it after stopping
  *
+ * The ring buffers are charged to current, the starter (embm_mlock_charge()).
+ *
  * Context: process; embm_lock held.
  * Return: the sampler; ERR_PTR(-EOPNOTSUPP) when no source (or not the
  * forced one) works here, with the reasons in st->why; ERR_PTR(-EINVAL)
- * for a knob the forced source refuses; ERR_PTR(-ESRCH) if the target went
- * away; ERR_PTR(-ENOMEM).
+ * for a knob the forced source refuses; ERR_PTR(-E2BIG) past max_events;
+ * ERR_PTR(-EPERM) past the starter's mlock limit; ERR_PTR(-ESRCH) if the
+ * target went away; ERR_PTR(-EAGAIN) if its threads could not be listed;
+ * ERR_PTR(-ENOMEM).
  */
 struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
 					const struct embm_config *cfg,
@@ -727,6 +887,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	xa_init(&s->ids);
+	embm_mlock_init(&s->mlock);
 	s->gen = gen;
 	s->target = target;
 	s->cfg = *cfg;
@@ -741,6 +902,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
 		err = embm_collect_tasks(s->target, &s->tasks, &s->nr_tasks);
 		if (err)
 			goto out_free;
+		embm_sort_tasks(s);
 	}
 
 	/* Not started yet: hotplug marks CPUs from here on, without waking it. */

@@ -3,8 +3,9 @@
  * embm: attribution of samples to nodes and tiers, and the counts
  *
  * A sample's physical address gives its pfn, the pfn its node, the node a
- * tier decided once at session start.  Updates run in ksamplingd with
- * embm_stats.lock held; nothing here runs in NMI or atomic context.
+ * tier decided at session start (or when memory comes to a node that had
+ * none).  Updates run in ksamplingd with embm_stats.lock held; nothing here
+ * runs in NMI or atomic context.
  */
 
 #define pr_fmt(fmt) "embm: " fmt
@@ -77,9 +78,24 @@ static bool embm_node_in_cxl_window(int nid)
 				   &r, embm_cxl_overlaps) > 0;
 }
 
+static enum embm_tier embm_node_tier(int nid)
+{
+	return embm_tier_of(node_state(nid, N_CPU), node_is_toptier(nid),
+			    embm_node_in_cxl_window(nid));
+}
+
+/* The distinct-page bitmap of a node: 128 KiB, so maybe vmalloc()ed. */
+static unsigned long *embm_pages_alloc(void)
+{
+	return kvzalloc(BITS_TO_LONGS(1U << EMBM_PAGES_BITS) * sizeof(long), GFP_KERNEL);
+}
+
 /**
  * embm_stats_classify_nodes() - decide each node's tier and each CPU's node
  * @st: the statistics of the starting session
+ *
+ * Nodes with memory now are present in the reports; the others get a tier
+ * when their first sample comes (memory added during the session).
  *
  * Context: process.
  */
@@ -88,16 +104,70 @@ void embm_stats_classify_nodes(struct embm_stats *st)
 	int nid, cpu;
 
 	for (nid = 0; nid < st->nr_nodes; nid++) {
-		if (!node_state(nid, N_MEMORY)) {
-			st->tier[nid] = EMBM_TIER_DRAM;
-			continue;
-		}
-		st->tier[nid] = embm_tier_of(node_state(nid, N_CPU),
-					     node_is_toptier(nid),
-					     embm_node_in_cxl_window(nid));
+		st->node[nid].present = node_state(nid, N_MEMORY);
+		st->tier[nid] = st->node[nid].present ? embm_node_tier(nid) : EMBM_TIER_DRAM;
 	}
 	for_each_possible_cpu(cpu)
 		st->cpu_node[cpu] = cpu_to_node(cpu);
+}
+
+/*
+ * A sample landed on a node that had no memory at start: memory came
+ * online there.  Report it from now on, with its tier and a page bitmap.
+ * Context: ksamplingd (process), st->lock held; may sleep.
+ */
+static void __embm_stats_add_node(struct embm_stats *st, int nid)
+{
+	struct embm_node_stats *ns = &st->node[nid];
+
+	ns->present = true;
+	st->tier[nid] = embm_node_tier(nid);
+	if (!ns->pages)
+		ns->pages = embm_pages_alloc();
+}
+
+/**
+ * __embm_stats_alloc() - zeroed statistics for @nr_nodes nodes
+ * @nr_nodes:  how many node ids the tables cover
+ * @hot_pages: how many hot pages to keep
+ *
+ * The per-node tables grow with the square of @nr_nodes (8 MiB of matrix
+ * for 1024 nodes): they are allocated with kvcalloc().  Page bitmaps are
+ * made for the nodes that have memory now.
+ *
+ * Context: process; may sleep.
+ * Return: the statistics or NULL.
+ */
+struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_pages)
+{
+	struct embm_stats *st;
+	int nid;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return NULL;
+	mutex_init(&st->lock);
+	st->nr_nodes = nr_nodes;
+	st->tier = kvcalloc(nr_nodes, sizeof(*st->tier), GFP_KERNEL);
+	st->cpu_node = kvcalloc(nr_cpu_ids, sizeof(*st->cpu_node), GFP_KERNEL);
+	st->node = kvcalloc(nr_nodes, sizeof(*st->node), GFP_KERNEL);
+	st->matrix = kvcalloc(array_size(nr_nodes, nr_nodes), sizeof(*st->matrix), GFP_KERNEL);
+	st->hot = embm_hot_alloc(hot_pages);
+	if (!st->tier || !st->cpu_node || !st->node || !st->matrix || !st->hot ||
+	    !zalloc_cpumask_var(&st->cpus, GFP_KERNEL))
+		goto out_free;
+	for_each_node_state(nid, N_MEMORY) {
+		if (nid >= nr_nodes)
+			break;
+		st->node[nid].pages = embm_pages_alloc();
+		if (!st->node[nid].pages)
+			goto out_free;
+	}
+	return st;
+
+out_free:
+	embm_stats_free(st);
+	return NULL;
 }
 
 /**
@@ -109,32 +179,7 @@ void embm_stats_classify_nodes(struct embm_stats *st)
  */
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages)
 {
-	struct embm_stats *st;
-	int nid;
-
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return NULL;
-	mutex_init(&st->lock);
-	st->nr_nodes = nr_node_ids;
-	st->tier = kcalloc(st->nr_nodes, sizeof(*st->tier), GFP_KERNEL);
-	st->cpu_node = kcalloc(nr_cpu_ids, sizeof(*st->cpu_node), GFP_KERNEL);
-	st->node = kcalloc(st->nr_nodes, sizeof(*st->node), GFP_KERNEL);
-	st->matrix = kcalloc(st->nr_nodes * st->nr_nodes, sizeof(*st->matrix), GFP_KERNEL);
-	st->hot = embm_hot_alloc(hot_pages);
-	if (!st->tier || !st->cpu_node || !st->node || !st->matrix || !st->hot ||
-	    !zalloc_cpumask_var(&st->cpus, GFP_KERNEL))
-		goto out_free;
-	for_each_node_state(nid, N_MEMORY) {
-		st->node[nid].pages = bitmap_zalloc(1U << EMBM_PAGES_BITS, GFP_KERNEL);
-		if (!st->node[nid].pages)
-			goto out_free;
-	}
-	return st;
-
-out_free:
-	embm_stats_free(st);
-	return NULL;
+	return __embm_stats_alloc(nr_node_ids, hot_pages);
 }
 
 /**
@@ -149,16 +194,54 @@ void embm_stats_free(struct embm_stats *st)
 		return;
 	if (st->node) {
 		for (nid = 0; nid < st->nr_nodes; nid++)
-			bitmap_free(st->node[nid].pages);
+			kvfree(st->node[nid].pages);
 	}
 	free_cpumask_var(st->cpus);
 	embm_hot_free(st->hot);
-	kfree(st->matrix);
-	kfree(st->node);
-	kfree(st->cpu_node);
-	kfree(st->tier);
+	kvfree(st->matrix);
+	kvfree(st->node);
+	kvfree(st->cpu_node);
+	kvfree(st->tier);
 	mutex_destroy(&st->lock);
 	kfree(st);
+}
+
+/**
+ * embm_stats_attributed() - samples attributed to a node, all nodes
+ * @st: the statistics; caller holds st->lock
+ */
+u64 embm_stats_attributed(const struct embm_stats *st)
+{
+	u64 sum = 0;
+	int nid;
+
+	for (nid = 0; nid < st->nr_nodes; nid++)
+		sum += st->node[nid].samples;
+	return sum;
+}
+
+/**
+ * embm_stats_node_order() - the nodes of the reports, in report order
+ * @st:	   the statistics; caller holds st->lock
+ * @study: the node under study (first), or NUMA_NO_NODE
+ * @order: room for st->nr_nodes node ids
+ *
+ * Every node present (with memory at start, or a sample since), so that
+ * the per-node samples add up to embm_stats_attributed().
+ *
+ * Return: how many nodes were put in @order.
+ */
+int embm_stats_node_order(const struct embm_stats *st, int study, int *order)
+{
+	int nid, n = 0;
+
+	if (study >= 0 && study < st->nr_nodes && st->node[study].present)
+		order[n++] = study;
+	for (nid = 0; nid < st->nr_nodes; nid++) {
+		if (st->node[nid].present && nid != study)
+			order[n++] = nid;
+	}
+	return n;
 }
 
 /**
@@ -177,7 +260,8 @@ unsigned int embm_lat_bucket(u64 cycles)
  * @op: load, store or unknown
  * @latency_only: add to latency only; another event counts the access
  *
- * Context: ksamplingd, st->lock held.
+ * Context: ksamplingd (process), st->lock held; may sleep, the first time
+ * a node that had no memory at start gets a sample.
  */
 void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		      enum embm_op op, bool latency_only)
@@ -209,6 +293,8 @@ void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	}
 
 	ns = &st->node[nid];
+	if (unlikely(!ns->present))
+		__embm_stats_add_node(st, nid);
 	if (s->weight) {
 		ns->lat_samples++;
 		ns->lat_sum += s->weight;

@@ -28,6 +28,7 @@ struct embm_config embm_knobs = {
 	.ring_pages	= 64,
 	.cpu_budget	= 30,
 	.hot_pages	= 64,
+	.max_events	= 65536,
 };
 
 static ssize_t source_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -133,6 +134,8 @@ static struct embm_knob embm_num_knobs[] = {
 	/* Permille of one CPU; 0: fixed periods. */
 	{ EMBM_KNOB_ATTR(cpu_budget),	EMBM_KNOB_AT(cpu_budget), 1, 1000, false, true },
 	{ EMBM_KNOB_ATTR(hot_pages),	EMBM_KNOB_AT(hot_pages), 1, 65536, false, false },
+	/* Events of a session: threads x CPUs x kinds; about 1 KiB each. */
+	{ EMBM_KNOB_ATTR(max_events),	EMBM_KNOB_AT(max_events), 1, BIT_ULL(22), false, false },
 };
 
 static struct attribute *embm_attrs[ARRAY_SIZE(embm_num_knobs) + 2];

@@ -6,7 +6,9 @@
  * only perf_mmap() makes one.  With these helpers a kernel user gives its
  * counters a buffer that their default overflow handler (and large PEBS)
  * write samples into, and reads the records back the way the perf tool
- * reads an mmap()ed buffer.
+ * reads an mmap()ed buffer.  perf_event_open_permitted() and
+ * perf_event_target_permitted() apply perf_event_open()'s permission rules
+ * to counters the kernel creates on behalf of a user.
  */
 #ifndef _LINUX_PERF_KERNEL_RB_H
 #define _LINUX_PERF_KERNEL_RB_H
@@ -15,7 +17,9 @@
 
 struct perf_buffer;
 struct perf_event;
+struct perf_event_attr;
 struct perf_event_header;
+struct task_struct;
 
 /**
  * typedef perf_kernel_rb_fn - called for each record read from a buffer
@@ -36,6 +40,9 @@ long perf_kernel_rb_read(struct perf_buffer *rb, perf_kernel_rb_fn fn, void *arg
 			 void *scratch, size_t scratch_size);
 u64 perf_kernel_rb_pending(struct perf_buffer *rb);
 void perf_kernel_counter_enable(struct perf_event *event, bool enable);
+int perf_event_open_permitted(struct perf_event_attr *attr);
+int perf_event_target_permitted(struct perf_event_attr *attr,
+				struct task_struct *task);
 #endif
 
 #endif /* _LINUX_PERF_KERNEL_RB_H */

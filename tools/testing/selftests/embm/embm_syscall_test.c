@@ -7,22 +7,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
-#include <linux/capability.h>
 #include <linux/embm.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
 #include "embm_util.h"
-
-#define NOBODY		65534
 
 /* errno of a call that failed, 0 if it succeeded. */
 #define ERRNO_OF(call)	((call) == -1 ? errno : 0)
@@ -38,30 +35,6 @@ static long read_long(const char *path)
 		fclose(f);
 	}
 	return v;
-}
-
-/* Keep only the capabilities in @caps (a mask of the first 64). */
-static int set_caps(unsigned long long caps)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = {
-		{ .effective = caps, .permitted = caps },
-		{ .effective = caps >> 32, .permitted = caps >> 32 },
-	};
-
-	return syscall(SYS_capset, &hdr, data);
-}
-
-/* Become nobody, keeping only @caps. */
-static int become_nobody(unsigned long long caps)
-{
-	if (prctl(PR_SET_KEEPCAPS, 1))
-		return -1;
-	if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
-		return -1;
-	return set_caps(caps);
 }
 
 /* A child that waits for a byte (or EOF) on @fd, then exits 0. */
@@ -257,64 +230,97 @@ TEST_F(embm, end_after_target_was_reaped)
 	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(child)));
 }
 
-TEST_F(embm, no_capability_is_eperm)
+/* A thread id names its process: embm_end() takes it, and takes the pid. */
+static void *wait_on_pipe(void *arg)
 {
-	pid_t child = fork();
+	int *p = arg;
+	char c;
 
-	ASSERT_LE(0, child);
-	if (child == 0) {
-		if (become_nobody(0))
-			_exit(2);
-		if (ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE)) != EPERM)
-			_exit(3);
-		if (ERRNO_OF(embm_start(EMBM_PID_SYSTEM, EMBM_NODE_NONE)) != EPERM)
-			_exit(4);
-		if (ERRNO_OF(embm_end(EMBM_PID_SYSTEM)) != EPERM)
-			_exit(5);
-		_exit(0);
-	}
-	EXPECT_EQ(0, reap(child));
+	p[2] = syscall(SYS_gettid);
+	if (read(p[0], &c, 1) < 0)
+		return (void *)1;
+	return NULL;
 }
 
-TEST_F(embm, perfmon_or_sys_admin_suffices)
+TEST_F(embm, thread_id_names_its_process)
 {
-	unsigned long long caps[] = {
-		1ULL << CAP_PERFMON, 1ULL << CAP_SYS_ADMIN,
-	};
-	unsigned int i;
+	pthread_t t;
+	int p[3] = { -1, -1, 0 };
+
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pthread_create(&t, NULL, wait_on_pipe, p));
+	while (!__atomic_load_n(&p[2], __ATOMIC_ACQUIRE))
+		usleep(1000);
+
+	ASSERT_EQ(0, embm_start(p[2], EMBM_NODE_NONE));
+	self->started = getpid();
+	EXPECT_EQ(0, embm_end(p[2]));
+	ASSERT_EQ(0, embm_start(p[2], EMBM_NODE_NONE));
+	EXPECT_EQ(0, embm_end(getpid()));
+	ASSERT_EQ(0, embm_start(getpid(), EMBM_NODE_NONE));
+	EXPECT_EQ(0, embm_end(p[2]));
+	self->started = INT_MIN;
+	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(p[2])));
+
+	close(p[1]);
+	pthread_join(t, NULL);
+	close(p[0]);
+}
+
+/* A child whose main thread called pthread_exit(): one thread lives on. */
+static pid_t spawn_headless(int *wfd)
+{
+	int p[3] = { -1, -1, 0 };
+	pthread_t t;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (pthread_create(&t, NULL, wait_on_pipe, p))
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+/* The leader's state in /proc/PID/stat: 'Z' once it exited. */
+static char leader_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+TEST_F(embm, process_whose_leader_exited_is_accepted)
+{
 	pid_t child;
+	int wfd, i;
 
-	for (i = 0; i < ARRAY_SIZE(caps); i++) {
-		child = fork();
-		ASSERT_LE(0, child);
-		if (child == 0) {
-			if (become_nobody(caps[i]))
-				_exit(2);
-			if (embm_start(EMBM_PID_SELF, EMBM_NODE_NONE))
-				_exit(3);
-			if (embm_end(EMBM_PID_SELF))
-				_exit(4);
-			_exit(0);
-		}
-		EXPECT_EQ(0, reap(child)) TH_LOG("caps %#llx", caps[i]);
-	}
-}
+	child = spawn_headless(&wfd);
+	ASSERT_LT(0, child);
+	for (i = 0; i < 1000 && leader_state(child) != 'Z'; i++)
+		usleep(1000);
+	ASSERT_EQ('Z', leader_state(child));
 
-TEST_F(embm, no_ptrace_access_is_eacces)
-{
-	pid_t child = fork();
-
-	ASSERT_LE(0, child);
-	if (child == 0) {
-		/* CAP_PERFMON, but nobody may not read root's pid 1. */
-		if (become_nobody(1ULL << CAP_PERFMON))
-			_exit(2);
-		if (ERRNO_OF(embm_start(1, EMBM_NODE_NONE)) != EACCES)
-			_exit(3);
-		_exit(0);
-	}
+	EXPECT_EQ(0, embm_start(child, EMBM_NODE_NONE)) TH_LOG("%m");
+	self->started = child;
+	EXPECT_EQ(0, embm_end(child));
+	self->started = INT_MIN;
+	close(wfd);
 	EXPECT_EQ(0, reap(child));
-	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(1)));
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm: who may start, end and read a session, and what its buffers cost
+ *
+ * embm creates kernel counters, which perf does not check.  A session
+ * gets what perf_event_open(2) would give its starter for the same events,
+ * through perf's own checks (perf_event_open_permitted() and
+ * perf_event_target_permitted()): perf_event_paranoid, CAP_PERFMON and
+ * CAP_SYS_ADMIN, the LSM hooks, and ptrace access to the target process or
+ * perf_allow_cpu() for the whole system.  Ending a session and reading its
+ * results take the same checks against the session's target; the process
+ * that started a session may always end and read it, as the holder of a
+ * perf fd may close and read it.  Ring buffers are charged to the starter
+ * as perf_mmap() charges them.
+ *
+ * Process context throughout (ksamplingd for charges after start); the
+ * checks are on current's credentials.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/perf_event.h>
+#include <linux/perf_kernel_rb.h>
+#include <linux/resource.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sched/user.h>
+
+#include "embm.h"
+
+/**
+ * embm_perm_attr() - the attributes embm's permission checks are made for
+ * @attr: filled in
+ *
+ * Every embm event samples physical addresses (PERF_SAMPLE_PHYS_ADDR) and
+ * may sample the kernel, so perf_event_open() checks them with
+ * perf_allow_kernel().  Nothing else in the attributes changes what perf
+ * checks unless embm_perm_attr_covers() refuses it: the checks made for
+ * this attr are the checks perf would make for each of embm's events.
+ */
+void embm_perm_attr(struct perf_event_attr *attr)
+{
+	*attr = (struct perf_event_attr){
+		.size		= sizeof(*attr),
+		.sample_type	= EMBM_SAMPLE_TYPE_MAX,
+	};
+}
+
+/**
+ * embm_perm_attr_covers() - do embm's checks cover an event's attributes?
+ * @attr: attributes a source asks for
+ *
+ * perf_event_open() checks more for namespaces, text_poke, sigtrap and
+ * PERF_SAMPLE_REGS_INTR, and embm never needs them; sample types beyond
+ * EMBM_SAMPLE_TYPE_MAX are not parsed.
+ */
+bool embm_perm_attr_covers(const struct perf_event_attr *attr)
+{
+	return !(attr->sample_type & ~EMBM_SAMPLE_TYPE_MAX) &&
+	       !attr->namespaces && !attr->text_poke && !attr->sigtrap;
+}
+
+/**
+ * __embm_session_permitted() - may current end or read the session?
+ * @se: the session; embm_lock held
+ *
+ * Yes for the process that started it; otherwise what starting it now
+ * would take: perf's checks of the attributes, then perf_allow_cpu() for a
+ * system-wide session, ptrace access to the target (or CAP_PERFMON) for a
+ * process, and CAP_PERFMON alone once the target is gone.
+ *
+ * Context: process; embm_lock held.
+ * Return: 0, -EACCES, or the error of an LSM.
+ */
+int __embm_session_permitted(const struct embm_session *se)
+{
+	struct perf_event_attr attr;
+	struct task_struct *task;
+	int err;
+
+	lockdep_assert_held(&embm_lock);
+
+	if (se->owner && se->owner == task_tgid(current))
+		return 0;
+	embm_perm_attr(&attr);
+	err = perf_event_open_permitted(&attr);
+	if (err)
+		return err;
+	if (!se->target)
+		return perf_event_target_permitted(&attr, NULL);
+	task = get_pid_task(se->target, PIDTYPE_TGID);
+	if (!task)
+		return perfmon_capable() ? 0 : -EACCES;
+	err = perf_event_target_permitted(&attr, task);
+	put_task_struct(task);
+	return err;
+}
+
+/**
+ * embm_mlock_init() - take the starter's mlock accounting for a session
+ * @ml: zeroed; embm_mlock_release() undoes this
+ *
+ * Context: process, the starter.
+ */
+void embm_mlock_init(struct embm_mlock *ml)
+{
+	ml->user = get_current_user();
+	if (current->mm) {
+		ml->mm = current->mm;
+		mmgrab(ml->mm);
+	}
+	ml->lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	ml->unlimited = !perf_is_paranoid() || capable(CAP_IPC_LOCK);
+}
+
+/**
+ * embm_mlock_charge() - charge a ring buffer of @pages pages
+ * @ml:    the session's accounting
+ * @pages: data pages plus the control page
+ *
+ * perf_mmap()'s rule: the user's perf_mlock takes pages up to
+ * perf_event_mlock_kb per online CPU; the rest goes to the starter's
+ * pinned_vm, which may not pass RLIMIT_MEMLOCK without CAP_IPC_LOCK.
+ *
+ * Context: process (starter or ksamplingd); one caller at a time.
+ * Return: 0 or -EPERM, as perf_mmap() gives.
+ */
+int embm_mlock_charge(struct embm_mlock *ml, unsigned long pages)
+{
+	unsigned long limit, locked, extra = 0;
+
+	limit = (sysctl_perf_event_mlock >> (PAGE_SHIFT - 10)) * num_online_cpus();
+	locked = min_t(unsigned long, atomic_long_read(&ml->user->perf_mlock), limit);
+	if (locked + pages > limit)
+		extra = locked + pages - limit;
+
+	if (extra) {
+		if (!ml->mm)
+			return -EPERM;
+		if (atomic64_read(&ml->mm->pinned_vm) + extra > ml->lock_limit &&
+		    !ml->unlimited)
+			return -EPERM;
+		atomic64_add(extra, &ml->mm->pinned_vm);
+		ml->pinned_pages += extra;
+	}
+	atomic_long_add(pages - extra, &ml->user->perf_mlock);
+	ml->user_pages += pages - extra;
+	return 0;
+}
+
+/**
+ * embm_mlock_uncharge() - give back what a freed buffer was charged
+ * @ml:    the session's accounting
+ * @pages: as charged
+ *
+ * pinned_vm first, as it was charged last.
+ *
+ * Context: process (starter or ksamplingd); one caller at a time.
+ */
+void embm_mlock_uncharge(struct embm_mlock *ml, unsigned long pages)
+{
+	unsigned long pinned = min(pages, ml->pinned_pages);
+
+	if (pinned) {
+		atomic64_sub(pinned, &ml->mm->pinned_vm);
+		ml->pinned_pages -= pinned;
+		pages -= pinned;
+	}
+	pages = min(pages, ml->user_pages);
+	atomic_long_sub(pages, &ml->user->perf_mlock);
+	ml->user_pages -= pages;
+}
+
+/**
+ * embm_mlock_release() - give back every charge and the references
+ * @ml: from embm_mlock_init()
+ *
+ * Context: process.
+ */
+void embm_mlock_release(struct embm_mlock *ml)
+{
+	embm_mlock_uncharge(ml, ml->pinned_pages + ml->user_pages);
+	if (ml->mm)
+		mmdrop(ml->mm);
+	free_uid(ml->user);
+	ml->mm = NULL;
+	ml->user = NULL;
+}

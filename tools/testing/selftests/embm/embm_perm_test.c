@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm follows perf_event_open()'s permission rules.
+ *
+ * For every kernel.perf_event_paranoid level from -1 to 4, every kind of
+ * caller (root; a user with CAP_PERFMON only; the owner of the target; some
+ * other user) and every target (the caller itself, another user's process,
+ * the whole system), embm_start() must give what perf's rules say, and the
+ * same errno as perf_event_open() for the events embm opens (a software
+ * page-fault event sampling physical addresses), which the test opens
+ * beside it as an oracle.  embm_end() and reading /proc/embm follow the
+ * same rules for a session someone else started; hotpages also needs
+ * CAP_SYS_ADMIN; ring buffers are charged like perf's mmap().
+ *
+ * Needs root and a kernel with CONFIG_EMBM; skips otherwise.  No LSM is
+ * built into the test kernel, so the LSM hooks are not exercised here.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/embm.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "embm_util.h"
+
+#define USER_OWNER	65534	/* owns the target process */
+#define USER_OTHER	65533	/* another user */
+#define USER_PERFMON	65532	/* a user with CAP_PERFMON only */
+
+#define ERRNO_OF(call)	((call) == -1 ? errno : 0)
+
+enum who { ROOT, PERFMON, OWNER, OTHER, NR_WHO };
+enum what { SELF, OTHER_PROC, SYSTEM, NR_WHAT };
+
+static const char *const who_name[NR_WHO] = { "root", "CAP_PERFMON only", "owner", "other user" };
+static const char *const what_name[NR_WHAT] = { "self", "another process", "system-wide" };
+static const int levels[] = { -1, 0, 1, 2, 3, 4 };
+#define NR_LEVELS	ARRAY_SIZE(levels)
+
+/*
+ * perf_event_open()'s rules for embm's events: level 3 and up needs
+ * CAP_SYS_ADMIN; physical addresses need CAP_PERFMON above level 1; a CPU
+ * needs CAP_PERFMON above level 0; another process needs CAP_PERFMON or
+ * ptrace access (here: being its owner).
+ */
+static int expected(int level, enum who who, enum what what)
+{
+	bool sys_admin = who == ROOT, perfmon = who == ROOT || who == PERFMON;
+
+	if (level > 2 && !sys_admin)
+		return EACCES;
+	if (level > 1 && !perfmon)
+		return EACCES;
+	switch (what) {
+	case SELF:
+		return 0;
+	case OTHER_PROC:
+		return perfmon || who == OWNER ? 0 : EACCES;
+	case SYSTEM:
+		return level > 0 && !perfmon ? EACCES : 0;
+	default:
+		return -1;
+	}
+}
+
+static int set_paranoid(int level)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "w");
+	int err = 0;
+
+	if (!f)
+		return -1;
+	if (fprintf(f, "%d", level) < 0)
+		err = -1;
+	if (fclose(f))
+		err = -1;
+	return err;
+}
+
+static int get_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int level = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level;
+}
+
+static int set_caps(unsigned long long caps)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {
+		{ .effective = caps, .permitted = caps },
+		{ .effective = caps >> 32, .permitted = caps >> 32 },
+	};
+
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Become @uid (and gid) with only @caps; stay ptrace-able by that uid. */
+static int become(uid_t uid, unsigned long long caps)
+{
+	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
+	    set_caps(caps) || prctl(PR_SET_DUMPABLE, 1))
+		return -1;
+	return 0;
+}
+
+static int become_who(enum who who)
+{
+	switch (who) {
+	case ROOT:
+		return 0;
+	case PERFMON:
+		return become(USER_PERFMON, 1ULL << CAP_PERFMON);
+	case OWNER:
+		return become(USER_OWNER, 0);
+	case OTHER:
+		return become(USER_OTHER, 0);
+	default:
+		return -1;
+	}
+}
+
+/* The event embm's swfault source opens, through perf_event_open(). */
+static int perf_open(pid_t pid, int cpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS_MIN,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_PHYS_ADDR,
+		.disabled = 1,
+		.inherit = pid != -1,
+		.exclude_hv = 1,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* perf_event_open()'s errno for the target, 0 if it opened. */
+static int perf_errno(enum what what, pid_t target)
+{
+	int fd;
+
+	switch (what) {
+	case SELF:
+		fd = perf_open(0, -1);
+		break;
+	case OTHER_PROC:
+		fd = perf_open(target, -1);
+		break;
+	default:
+		fd = perf_open(-1, 0);
+		break;
+	}
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static pid_t embm_pid(enum what what, pid_t target)
+{
+	return what == SELF ? EMBM_PID_SELF : what == OTHER_PROC ? target : EMBM_PID_SYSTEM;
+}
+
+/* A process of USER_OWNER that waits for EOF on a pipe. */
+static pid_t spawn_target(int *wfd)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (become(USER_OWNER, 0))
+			_exit(1);
+		if (read(p[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Results of one caller at one level, filled in by a child. */
+struct cell {
+	int embm;	/* embm_start()'s errno */
+	int end;	/* embm_end()'s errno after a start that worked */
+	int perf;	/* perf_event_open()'s errno */
+	int proc;	/* open("/proc/embm/nodes")'s errno */
+};
+
+FIXTURE(perm) {
+	int paranoid;
+	char ring_pages[32];
+	pid_t target;
+	int target_fd;
+	struct cell *cells;	/* [NR_LEVELS][NR_WHO][NR_WHAT], shared */
+};
+
+FIXTURE_SETUP(perm)
+{
+	self->paranoid = INT32_MIN;
+	self->target = -1;
+	if (embm_end(EMBM_PID_SYSTEM) && errno == ENOSYS)
+		SKIP(return, "embm syscalls not available (CONFIG_EMBM=n)");
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+	ASSERT_NE(EBUSY, ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE)));
+	embm_end(EMBM_PID_SELF);
+	ASSERT_EQ(0, embm_get_knob("ring_pages", self->ring_pages, sizeof(self->ring_pages)));
+	ASSERT_EQ(0, embm_set_knob("source", "swfault"));
+	self->paranoid = get_paranoid();
+	self->cells = mmap(NULL, NR_LEVELS * NR_WHO * NR_WHAT * sizeof(struct cell),
+			   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->cells);
+	self->target = spawn_target(&self->target_fd);
+	ASSERT_LT(0, self->target);
+}
+
+FIXTURE_TEARDOWN(perm)
+{
+	embm_end(EMBM_PID_SYSTEM);
+	if (self->target > 0) {
+		embm_end(self->target);
+		close(self->target_fd);
+		reap(self->target);
+	}
+	if (self->paranoid != INT32_MIN)
+		set_paranoid(self->paranoid);
+	if (self->ring_pages[0])
+		embm_set_knob("ring_pages", self->ring_pages);
+}
+
+static struct cell *cell_of(struct cell *cells, int l, int w, int t)
+{
+	return &cells[(l * NR_WHO + w) * NR_WHAT + t];
+}
+
+/* Run @fn(level, who) in a child that became @who; 0 if it exited 0. */
+static int as_who(enum who who, void (*fn)(void *, int, enum who), void *arg, int l)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (become_who(who))
+			_exit(2);
+		fn(arg, l, who);
+		_exit(0);
+	}
+	return reap(pid);
+}
+
+struct ctx {
+	struct cell *cells;
+	pid_t target;
+	int go, done;	/* end_cells(): the parent's pipes */
+};
+
+static void start_cells(void *arg, int l, enum who who)
+{
+	struct ctx *c = arg;
+	enum what what;
+
+	for (what = 0; what < NR_WHAT; what++) {
+		struct cell *x = cell_of(c->cells, l, who, what);
+		pid_t pid = embm_pid(what, c->target);
+
+		x->embm = ERRNO_OF(embm_start(pid, EMBM_NODE_NONE));
+		x->end = x->embm ? -1 : ERRNO_OF(embm_end(pid));
+		x->perf = perf_errno(what, c->target);
+	}
+}
+
+TEST_F(perm, start_follows_perf_rules)
+{
+	struct ctx c = { self->cells, self->target };
+	unsigned int l;
+	int w, t;
+
+	for (l = 0; l < NR_LEVELS; l++) {
+		ASSERT_EQ(0, set_paranoid(levels[l]));
+		for (w = 0; w < NR_WHO; w++)
+			ASSERT_EQ(0, as_who(w, start_cells, &c, l)) TH_LOG("%s", who_name[w]);
+	}
+	ASSERT_EQ(0, set_paranoid(self->paranoid));
+
+	for (l = 0; l < NR_LEVELS; l++) {
+		for (w = 0; w < NR_WHO; w++) {
+			for (t = 0; t < NR_WHAT; t++) {
+				struct cell *x = cell_of(self->cells, l, w, t);
+				int want = expected(levels[l], w, t);
+
+				/* The oracle agrees with the rules as written... */
+				EXPECT_EQ(want, x->perf)
+					TH_LOG("perf_event_open, paranoid %d, %s, %s",
+					       levels[l], who_name[w], what_name[t]);
+				/* ...and embm with both. */
+				EXPECT_EQ(x->perf, x->embm)
+					TH_LOG("embm_start, paranoid %d, %s, %s: %s",
+					       levels[l], who_name[w], what_name[t],
+					       strerror(x->embm));
+				/* Whoever started a session may end it. */
+				if (!x->embm)
+					EXPECT_EQ(0, x->end)
+						TH_LOG("embm_end, paranoid %d, %s, %s",
+						       levels[l], who_name[w], what_name[t]);
+			}
+		}
+	}
+}
+
+/*
+ * Another caller ends or reads the session root started: for each target,
+ * wait for the parent's start, try, and tell the parent.
+ */
+static void end_cells(void *arg, int l, enum who who)
+{
+	struct ctx *c = arg;
+	enum what what;
+	char b;
+	int fd;
+
+	for (what = OTHER_PROC; what < NR_WHAT; what++) {
+		struct cell *x = cell_of(c->cells, l, who, what);
+
+		if (read(c->go, &b, 1) != 1)
+			_exit(3);
+		fd = open("/proc/embm/nodes", O_RDONLY);
+		x->proc = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		x->end = ERRNO_OF(embm_end(embm_pid(what, c->target)));
+		if (write(c->done, "", 1) != 1)
+			_exit(4);
+	}
+}
+
+TEST_F(perm, end_and_read_follow_perf_rules)
+{
+	struct ctx c = { self->cells, self->target };
+	int go[2], done[2], w, t;
+	unsigned int l;
+	pid_t pid;
+	char b;
+
+	for (l = 0; l < NR_LEVELS; l++) {
+		ASSERT_EQ(0, set_paranoid(levels[l]));
+		for (w = 0; w < NR_WHO; w++) {
+			ASSERT_EQ(0, pipe(go));
+			ASSERT_EQ(0, pipe(done));
+			c.go = go[0];
+			c.done = done[1];
+			pid = fork();
+			ASSERT_LE(0, pid);
+			if (pid == 0) {
+				close(go[1]);
+				close(done[0]);
+				if (become_who(w))
+					_exit(2);
+				end_cells(&c, l, w);
+				_exit(0);
+			}
+			close(go[0]);
+			close(done[1]);
+			for (t = OTHER_PROC; t < NR_WHAT; t++) {
+				pid_t target = embm_pid(t, self->target);
+
+				/* root may start at every level. */
+				ASSERT_EQ(0, embm_start(target, EMBM_NODE_NONE));
+				ASSERT_EQ(1, write(go[1], "", 1));
+				ASSERT_EQ(1, read(done[0], &b, 1));
+				if (cell_of(self->cells, l, w, t)->end)
+					ASSERT_EQ(0, embm_end(target));
+			}
+			close(go[1]);
+			close(done[0]);
+			ASSERT_EQ(0, reap(pid)) TH_LOG("%s", who_name[w]);
+		}
+	}
+	ASSERT_EQ(0, set_paranoid(self->paranoid));
+
+	for (l = 0; l < NR_LEVELS; l++) {
+		for (w = 0; w < NR_WHO; w++) {
+			for (t = OTHER_PROC; t < NR_WHAT; t++) {
+				struct cell *x = cell_of(self->cells, l, w, t);
+				int want = expected(levels[l], w, t);
+
+				EXPECT_EQ(want, x->end)
+					TH_LOG("embm_end, paranoid %d, %s, %s: %s", levels[l],
+					       who_name[w], what_name[t], strerror(x->end));
+				EXPECT_EQ(want, x->proc)
+					TH_LOG("open /proc/embm/nodes, paranoid %d, %s, %s: %s",
+					       levels[l], who_name[w], what_name[t],
+					       strerror(x->proc));
+			}
+		}
+	}
+}
+
+/* Physical page numbers need CAP_SYS_ADMIN, as in /proc/PID/pagemap. */
+TEST_F(perm, hotpages_need_cap_sys_admin)
+{
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	fd = open("/proc/embm/hotpages", O_RDONLY);
+	EXPECT_LE(0, fd);
+	if (fd >= 0)
+		close(fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* Still uid 0 (the file's owner), with CAP_PERFMON but not CAP_SYS_ADMIN. */
+		if (set_caps(1ULL << CAP_PERFMON))
+			_exit(2);
+		fd = open("/proc/embm/hotpages", O_RDONLY);
+		if (fd >= 0 || errno != EPERM)
+			_exit(3);
+		/* The other files follow perf's rules, which CAP_PERFMON meets. */
+		fd = open("/proc/embm/nodes", O_RDONLY);
+		_exit(fd < 0 ? 4 : 0);
+	}
+	EXPECT_EQ(0, reap(pid));
+	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
+}
+
+/* A file opened on one session does not show the next one. */
+TEST_F(perm, file_is_bound_to_its_session)
+{
+	char buf[256];
+	int fd;
+
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	fd = open("/proc/embm/status", O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_LT(0, read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+	/* Ended is the same session: still readable. */
+	EXPECT_LT(0, pread(fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	EXPECT_EQ(-1, pread(fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(ESTALE, errno);
+	close(fd);
+	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
+}
+
+static int online_cpus(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * perf_mmap()'s limit for a user without CAP_IPC_LOCK: perf_event_mlock_kb
+ * per online CPU, then RLIMIT_MEMLOCK.  The oracle maps ring buffers of
+ * @pages data pages on every CPU, as embm makes them.
+ */
+static int perf_mmap_errno(unsigned long pages)
+{
+	int cpu, fd, err = 0, n = online_cpus();
+	int fds[EMBM_MAX_NODES];
+	void *maps[EMBM_MAX_NODES];
+	size_t len = (pages + 1) * EMBM_PAGE;
+
+	for (cpu = 0; cpu < n && cpu < EMBM_MAX_NODES; cpu++) {
+		fds[cpu] = -1;
+		maps[cpu] = MAP_FAILED;
+	}
+	for (cpu = 0; cpu < n && cpu < EMBM_MAX_NODES && !err; cpu++) {
+		fd = perf_open(0, cpu);
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+		fds[cpu] = fd;
+		maps[cpu] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (maps[cpu] == MAP_FAILED)
+			err = errno;
+	}
+	for (cpu = 0; cpu < n && cpu < EMBM_MAX_NODES; cpu++) {
+		if (maps[cpu] != MAP_FAILED)
+			munmap(maps[cpu], len);
+		if (fds[cpu] >= 0)
+			close(fds[cpu]);
+	}
+	return err;
+}
+
+struct ring {
+	unsigned long pages;
+	int embm, perf;
+};
+
+static void ring_cell(void *arg, int l, enum who who)
+{
+	struct ring *r = arg;
+
+	r->embm = ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	if (!r->embm)
+		embm_end(EMBM_PID_SELF);
+	r->perf = perf_mmap_errno(r->pages);
+}
+
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Does perf_mmap()'s rule refuse @pages data pages on every online CPU? */
+static bool over_mlock(unsigned long pages)
+{
+	unsigned long n = online_cpus(), want = (pages + 1) * n, per_user;
+	struct rlimit rl;
+
+	per_user = read_long("/proc/sys/kernel/perf_event_mlock_kb") / (EMBM_PAGE / 1024) * n;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl))
+		return false;
+	return want > per_user && want - per_user > rl.rlim_cur / EMBM_PAGE;
+}
+
+TEST_F(perm, ring_memory_is_charged_like_perf_mmap)
+{
+	static const unsigned long sizes[] = { 1024, 8 };
+	struct ring *r = (struct ring *)self->cells;
+	char val[32];
+	unsigned int i;
+
+	ASSERT_EQ(0, set_paranoid(1));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		snprintf(val, sizeof(val), "%lu", sizes[i]);
+		ASSERT_EQ(0, embm_set_knob("ring_pages", val));
+		r->pages = sizes[i];
+		ASSERT_EQ(0, as_who(OWNER, ring_cell, r, 0));
+		EXPECT_EQ(over_mlock(sizes[i]) ? EPERM : 0, r->perf)
+			TH_LOG("perf mmap, %s pages", val);
+		EXPECT_EQ(r->perf, r->embm) TH_LOG("ring_pages %s: %s", val, strerror(r->embm));
+		/* root has CAP_IPC_LOCK; every page is charged. */
+		ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+		EXPECT_EQ((long long)(sizes[i] + 1) * online_cpus(),
+			  embm_status_ll("ring_pages_locked"));
+		ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+	}
+	/* The test must cover a refusal: 1024 pages a CPU pass 8 MiB. */
+	EXPECT_TRUE(over_mlock(sizes[0]));
+	ASSERT_EQ(0, set_paranoid(self->paranoid));
+}
+
+TEST_HARNESS_MAIN
