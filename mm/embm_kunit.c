@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/gfp.h>
+#include <linux/memory-tiers.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
@@ -215,6 +216,61 @@ static void embm_stats_add_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
 	KUNIT_EXPECT_EQ(test, 6ULL, st->matrix[cpu_to_node(0) * st->nr_nodes + nid]);
 	__free_page(page);
+	embm_stats_free(st);
+}
+
+/*
+ * Memory that comes online on a node during a session: its samples show
+ * in the node's row, so that the rows add up to "attributed".
+ */
+static void embm_new_node_test(struct kunit *test)
+{
+	struct embm_sample s = { .cpu = 0, .period = 1 };
+	struct embm_stats *st = embm_stats_alloc(8);
+	int *order, nid, n, i;
+	struct page *page;
+	u64 sum = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	embm_stats_classify_nodes(st);
+	order = kunit_kcalloc(test, st->nr_nodes, sizeof(*order), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, order);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	nid = page_to_nid(page);
+	/* As if @nid had had no memory when the session started. */
+	kvfree(st->node[nid].pages);
+	st->node[nid].pages = NULL;
+	st->node[nid].present = false;
+
+	mutex_lock(&st->lock);
+	s.phys = PFN_PHYS(page_to_pfn(page));
+	__embm_stats_add(st, &s, EMBM_OP_ANY, false);
+	__embm_stats_add(st, &s, EMBM_OP_ANY, false);
+	n = embm_stats_node_order(st, NUMA_NO_NODE, order);
+	for (i = 0; i < n; i++)
+		sum += st->node[order[i]].samples;
+	KUNIT_EXPECT_EQ(test, 2ULL, embm_stats_attributed(st));
+	KUNIT_EXPECT_EQ(test, embm_stats_attributed(st), sum);
+	KUNIT_EXPECT_TRUE(test, st->node[nid].present);
+	KUNIT_EXPECT_EQ(test, (int)embm_tier_of(node_state(nid, N_CPU), node_is_toptier(nid),
+						false), (int)st->tier[nid]);
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
+	mutex_unlock(&st->lock);
+	__free_page(page);
+	embm_stats_free(st);
+}
+
+/* Node-sized tables for 1024 node ids: an 8 MiB matrix, so kvcalloc(). */
+static void embm_many_nodes_test(struct kunit *test)
+{
+	struct embm_stats *st = __embm_stats_alloc(1024, 8);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_EXPECT_EQ(test, 1024, st->nr_nodes);
+	st->matrix[1024 * 1024 - 1] = 1;
+	st->node[1023].samples = 1;
+	st->tier[1023] = EMBM_TIER_FAR;
 	embm_stats_free(st);
 }
 
@@ -441,6 +497,8 @@ static struct kunit_case embm_stats_test_cases[] = {
 	KUNIT_CASE(embm_tier_rule_test),
 	KUNIT_CASE(embm_lat_bucket_test),
 	KUNIT_CASE(embm_stats_add_test),
+	KUNIT_CASE(embm_new_node_test),
+	KUNIT_CASE(embm_many_nodes_test),
 	KUNIT_CASE(embm_distinct_pages_test),
 	KUNIT_CASE(embm_hot_test),
 	{}

@@ -991,3 +991,7 @@ int embm_sampler_init(void)
 					embm_cpu_online, embm_cpu_offline);
 	return ret < 0 ? ret : 0;
 }
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_sampler_kunit.h"
+#endif

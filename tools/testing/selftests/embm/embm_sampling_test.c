@@ -591,6 +591,72 @@ TEST_F(sampling, cpu_hotplug_is_followed)
 	EXPECT_LE(truth_pages(node), delta(before, after, node));
 }
 
+/*
+ * A thread made after the start, on a CPU that comes online after the
+ * start: the child makes the thread on "go"; the thread waits for the
+ * parent's word on new_cpu_ready, then runs on new_cpu and touches pages.
+ */
+static int new_cpu, new_cpu_ready[2];
+
+static void *thread_on_new_cpu(void *arg)
+{
+	cpu_set_t set;
+
+	if (pipe_wait(new_cpu_ready[0]))
+		return (void *)1;
+	CPU_ZERO(&set);
+	CPU_SET(new_cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return (void *)1;
+	return thread_touch(arg);
+}
+
+static int thread_for_new_cpu(void *arg)
+{
+	pthread_t t;
+	void *ret;
+
+	if (pthread_create(&t, NULL, thread_on_new_cpu, arg) || pthread_join(t, &ret))
+		return -1;
+	return ret ? -1 : 0;
+}
+
+/* A process session gives threads made after the start events on a new CPU. */
+TEST_F(sampling, new_threads_sampled_on_cpu_that_came_online)
+{
+	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	int node = self->study, i;
+	long long events;
+	struct child c;
+
+	new_cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	if (new_cpu < 1 || access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "no CPU to take offline");
+	ASSERT_EQ(0, pipe(new_cpu_ready));
+	ASSERT_EQ(0, set_online(new_cpu, 0));
+	ASSERT_EQ(0, spawn(&c, thread_for_new_cpu, &node));
+	ASSERT_EQ(0, embm_start(c.pid, node));
+	sleep_ms(50);
+	ASSERT_LT(0, embm_read_nodes(before));
+	ASSERT_EQ(0, pipe_post(c.go));
+	sleep_ms(100);		/* the thread is made and waits */
+	events = embm_status_ll("events");
+	ASSERT_EQ(0, set_online(new_cpu, 1));
+	for (i = 0; i < 200 && embm_status_ll("events") == events; i++)
+		sleep_ms(10);
+	ASSERT_LT(events, embm_status_ll("events"));
+	ASSERT_EQ(0, pipe_post(new_cpu_ready[1]));
+	ASSERT_EQ(0, pipe_wait(c.done));
+	ASSERT_EQ(0, embm_end(c.pid));
+	ASSERT_LT(0, embm_read_nodes(after));
+	ASSERT_EQ(0, finish(&c));
+	close(new_cpu_ready[0]);
+	close(new_cpu_ready[1]);
+	if (!cpu_nodes[node])
+		EXPECT_EQ(truth_pages(node), delta(before, after, node));
+	EXPECT_LE(truth_pages(node), delta(before, after, node));
+}
+
 #define HOT_ROUNDS	1000
 #define HOT_FILE	"/tmp/embm-hot-page"
 

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of embm's sampler internals, included at the end of
+ * embm_sampler.c (as mm/damon/tests/ are) so that they reach its static
+ * functions.
+ */
+#ifndef __MM_EMBM_SAMPLER_KUNIT_H
+#define __MM_EMBM_SAMPLER_KUNIT_H
+
+#include <kunit/test.h>
+
+/* A disabled software event on @cpu; a counting one if @period is 0. */
+static struct perf_event *embm_test_event(struct kunit *test, int cpu, u64 period)
+{
+	struct perf_event_attr attr = {
+		.size		= sizeof(attr),
+		.type		= PERF_TYPE_SOFTWARE,
+		.config		= PERF_COUNT_SW_PAGE_FAULTS_MIN,
+		.sample_period	= period,
+		.disabled	= 1,
+	};
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	return event;
+}
+
+/*
+ * A period change perf refuses for one event leaves every event and the
+ * reported period as they were, and is counted.
+ */
+static void embm_set_periods_test(struct kunit *test)
+{
+	int cpu = cpumask_first(cpu_online_mask);
+	struct embm_sampler *s;
+	struct embm_cpu *c;
+	int i;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->cpu);
+	s->st = embm_stats_alloc(8);
+	KUNIT_ASSERT_NOT_NULL(test, s->st);
+	xa_init(&s->ids);
+	s->nr_descs = 1;
+	s->st->period = 1;
+	s->st->store_period = 1;
+
+	c = &s->cpu[cpu];
+	c->evs = kunit_kcalloc(test, 3, sizeof(*c->evs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->evs);
+	c->room = 3;
+	/* Two sampling events, and between them one perf refuses a period for. */
+	for (i = 0; i < 3; i++) {
+		struct perf_event *ev = embm_test_event(test, cpu, i == 1 ? 0 : 1);
+
+		c->evs[c->nr_events++] = (struct embm_ev){ .event = ev, .id = ev->id };
+		KUNIT_ASSERT_EQ(test, 0, xa_err(xa_store(&s->ids, ev->id, xa_mk_value(0),
+							 GFP_KERNEL)));
+	}
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_set_periods(s, 8, 8));
+	KUNIT_EXPECT_EQ(test, 1ULL, s->st->period);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->st->period_errors);
+	KUNIT_EXPECT_EQ(test, 0ULL, s->st->period_changes);
+	KUNIT_EXPECT_EQ(test, 1ULL, c->evs[0].event->attr.sample_period);
+	KUNIT_EXPECT_EQ(test, 1ULL, c->evs[2].event->attr.sample_period);
+
+	/* Without it, the change applies to all. */
+	perf_event_release_kernel(c->evs[1].event);
+	c->evs[1] = c->evs[2];
+	c->nr_events = 2;
+	KUNIT_EXPECT_EQ(test, 0, embm_set_periods(s, 8, 8));
+	KUNIT_EXPECT_EQ(test, 8ULL, s->st->period);
+	KUNIT_EXPECT_EQ(test, 8ULL, c->evs[0].event->attr.sample_period);
+	KUNIT_EXPECT_EQ(test, 8ULL, c->evs[1].event->attr.sample_period);
+
+	for (i = 0; i < c->nr_events; i++)
+		perf_event_release_kernel(c->evs[i].event);
+	xa_destroy(&s->ids);
+	embm_stats_free(s->st);
+}
+
+static struct kunit_case embm_sampler_test_cases[] = {
+	KUNIT_CASE(embm_set_periods_test),
+	{}
+};
+
+static struct kunit_suite embm_sampler_test_suite = {
+	.name = "embm_sampler",
+	.test_cases = embm_sampler_test_cases,
+};
+
+kunit_test_suite(embm_sampler_test_suite);
+
+#endif /* __MM_EMBM_SAMPLER_KUNIT_H */
