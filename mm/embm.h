@@ -30,7 +30,8 @@
  * @EMBM_RUNNING:	started and not yet ended.
  * @EMBM_EXITED:	the target exited; results kept until embm_end() or
  *			the next embm_start().
- * @EMBM_DONE:		ended by embm_end(); results kept until the next
+ * @EMBM_DONE:		ended by embm_end(), or because the process that
+ *			started it exited; results kept until the next
  *			embm_start().
  */
 enum embm_state {
@@ -90,6 +91,8 @@ struct embm_stats;
  * @owner:	thread-group pid of the process that started the session;
  *		referenced.
  * @target_nr:	the target's pid as the starter saw it; -1 system-wide.
+ * @ended_by:	"-" while running, then "embm_end", "target_exit" or
+ *		"starter_exit".
  * @node:	the node under study, or NUMA_NO_NODE.
  * @start_ns:	ktime_get_ns() at start.
  * @stop_ns:	ktime_get_ns() at end, 0 while running.
@@ -106,6 +109,7 @@ struct embm_session {
 	struct pid *named;
 	struct pid *owner;
 	pid_t target_nr;
+	const char *ended_by;
 	int node;
 	u64 start_ns;
 	u64 stop_ns;
@@ -120,7 +124,7 @@ extern struct embm_session embm_session;
 int embm_check_node(int node);
 int embm_session_start(pid_t pid, int node);
 int embm_session_end(pid_t pid);
-void embm_session_target_exited(unsigned long gen);
+void embm_session_exited(unsigned long gen, bool owner);
 const char *embm_state_name(enum embm_state state);
 
 /* ---- permissions (embm_perm.c) ------------------------------------------ */
@@ -407,8 +411,8 @@ unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
 
 /* ---- sampler ------------------------------------------------------------ */
 
-struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
-					const struct embm_config *cfg,
+struct embm_sampler *embm_sampler_start(struct pid *target, struct pid *owner,
+					unsigned long gen, const struct embm_config *cfg,
 					struct embm_stats *st);
 void embm_sampler_stop(struct embm_sampler *s);
 int embm_sampler_init(void);

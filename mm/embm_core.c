@@ -31,6 +31,7 @@ DEFINE_MUTEX(embm_lock);
 struct embm_session embm_session = {
 	.state		= EMBM_IDLE,
 	.target_nr	= EMBM_PID_SYSTEM,
+	.ended_by	= "-",
 	.node		= NUMA_NO_NODE,
 };
 
@@ -116,7 +117,7 @@ static int __embm_session_start(struct task_struct *task, int node)
 	struct embm_sampler *sampler;
 	struct embm_config cfg;
 	struct embm_stats *st;
-	struct pid *target = NULL;
+	struct pid *target = NULL, *owner;
 	int err;
 
 	lockdep_assert_held(&embm_lock);
@@ -134,11 +135,13 @@ static int __embm_session_start(struct task_struct *task, int node)
 	embm_stats_classify_nodes(st);
 	if (task)
 		target = get_task_pid(task, PIDTYPE_TGID);
-	sampler = embm_sampler_start(target, embm_session.gen + 1, &cfg, st);
+	owner = get_task_pid(current, PIDTYPE_TGID);
+	sampler = embm_sampler_start(target, owner, embm_session.gen + 1, &cfg, st);
 	if (IS_ERR(sampler)) {
 		err = PTR_ERR(sampler);
 		pr_info("session not started: %d (%s)\n", err, st->why);
 		embm_stats_free(st);
+		put_pid(owner);
 		put_pid(target);
 		return err;
 	}
@@ -150,12 +153,13 @@ static int __embm_session_start(struct task_struct *task, int node)
 	embm_session.config = cfg;
 	embm_session.target = target;
 	embm_session.named = task ? get_task_pid(task, PIDTYPE_PID) : NULL;
-	embm_session.owner = get_task_pid(current, PIDTYPE_TGID);
+	embm_session.owner = owner;
 	embm_session.target_nr = target ? pid_vnr(target) : EMBM_PID_SYSTEM;
 	embm_session.node = node;
 	embm_session.start_ns = ktime_get_ns();
 	embm_session.stop_ns = 0;
 	embm_session.state = EMBM_RUNNING;
+	embm_session.ended_by = "-";
 	pr_info("session started: target %d, node %d, source %s (%s)\n",
 		embm_session.target_nr, node, st->source->name, st->why);
 	return 0;
@@ -227,7 +231,7 @@ out_put_task:
 }
 
 /* Stop the running session; it becomes @state.  Caller holds embm_lock. */
-static void __embm_session_stop(enum embm_state state)
+static void __embm_session_stop(enum embm_state state, const char *why)
 {
 	lockdep_assert_held(&embm_lock);
 
@@ -235,30 +239,43 @@ static void __embm_session_stop(enum embm_state state)
 	embm_session.sampler = NULL;
 	embm_session.stop_ns = ktime_get_ns();
 	embm_session.state = state;
+	embm_session.ended_by = why;
 	embm_print_summary(&embm_session);
 }
 
 static atomic_long_t embm_exited_gen;
+static atomic_t embm_exited_owner;
 
 static void embm_exit_workfn(struct work_struct *work)
 {
 	mutex_lock(&embm_lock);
 	if (embm_session.state == EMBM_RUNNING &&
-	    embm_session.gen == atomic_long_read(&embm_exited_gen))
-		__embm_session_stop(EMBM_EXITED);
+	    embm_session.gen == atomic_long_read(&embm_exited_gen)) {
+		if (atomic_read(&embm_exited_owner))
+			__embm_session_stop(EMBM_DONE, "starter_exit");
+		else
+			__embm_session_stop(EMBM_EXITED, "target_exit");
+	}
 	mutex_unlock(&embm_lock);
 }
 
 static DECLARE_WORK(embm_exit_work, embm_exit_workfn);
 
 /**
- * embm_session_target_exited() - end the session whose target exited
- * @gen: the session's generation, so that a late call ends nothing else
+ * embm_session_exited() - end a session whose target or starter exited
+ * @gen:   the session's generation, so that a late call ends nothing else
+ * @owner: the process that started it exited (it becomes EMBM_DONE), not
+ *	   the target (EMBM_EXITED, awaiting embm_end())
+ *
+ * A session lives as long as the process that started it, as perf events
+ * live as long as their file: a launcher killed with SIGKILL leaves no
+ * session behind.
  *
  * Context: ksamplingd; does not sleep or take embm_lock.
  */
-void embm_session_target_exited(unsigned long gen)
+void embm_session_exited(unsigned long gen, bool owner)
 {
+	atomic_set(&embm_exited_owner, owner);
 	atomic_long_set(&embm_exited_gen, gen);
 	schedule_work(&embm_exit_work);
 }
@@ -334,7 +351,7 @@ int embm_session_end(pid_t pid)
 		goto out_unlock;
 
 	if (embm_session.state == EMBM_RUNNING)
-		__embm_session_stop(EMBM_DONE);
+		__embm_session_stop(EMBM_DONE, "embm_end");
 	else
 		embm_session.state = EMBM_DONE;
 

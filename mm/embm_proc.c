@@ -126,6 +126,7 @@ static int embm_status_show(struct seq_file *m, void *v)
 	st = se->stats;
 	ms = embm_elapsed_ms(se);
 	seq_printf(m, "state %s\n", embm_state_name(se->state));
+	seq_printf(m, "ended_by %s\n", se->ended_by);
 	seq_printf(m, "target %d\n", se->target_nr);
 	seq_printf(m, "node %d\n", se->node);
 	seq_printf(m, "source %s\n", st->source ? st->source->name : "-");

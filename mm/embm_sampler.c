@@ -64,8 +64,9 @@ struct embm_cpu {
 /**
  * struct embm_sampler - ksamplingd and what it owns
  * @thread:	 ksamplingd.
- * @gen:	 the session generation, for embm_session_target_exited().
+ * @gen:	 the session generation, for embm_session_exited().
  * @target:	 thread-group pid of the target, NULL system-wide.
+ * @owner:	 thread-group pid of the starter: the session ends with it.
  * @src:	 the source in use.
  * @descs:	 its event kinds.
  * @nr_descs:	 how many.
@@ -85,12 +86,13 @@ struct embm_cpu {
  * @base_store:	 likewise for stores.
  * @running:	 set once started: the hotplug callbacks may wake ksamplingd.
  *		 Under embm_active_lock.
- * @exited:	 ksamplingd saw the target exit.
+ * @exited:	 ksamplingd saw the target or the starter exit.
  */
 struct embm_sampler {
 	struct task_struct *thread;
 	unsigned long gen;
 	struct pid *target;
+	struct pid *owner;
 	const struct embm_source *src;
 	struct embm_event_desc descs[EMBM_MAX_EVENTS];
 	int nr_descs;
@@ -271,8 +273,11 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu)
 		perf_kernel_counter_enable(c->evs[i].event, false);
 	for (i = 0; i < c->nr_events; i++)
 		perf_event_release_kernel(c->evs[i].event);
-	if (c->rb)
+	if (c->rb) {
 		embm_drain_cpu(s, cpu);
+		/* Dropped after the last record: no PERF_RECORD_LOST says so. */
+		s->st->lost += perf_kernel_rb_lost(c->rb);
+	}
 	for (i = 0; i < c->nr_events; i++)
 		xa_erase(&s->ids, c->evs[i].id);
 	kvfree(c->evs);
@@ -508,15 +513,16 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run
 				 embm_align_period(s, max(store / 2, s->base_store)));
 }
 
-static bool ksamplingd_target_gone(struct embm_sampler *s)
+/* Has the process of @tgid (NULL: none) exited, all its threads? */
+static bool ksamplingd_gone(struct pid *tgid)
 {
 	struct task_struct *task;
 	bool gone;
 
-	if (!s->target)
+	if (!tgid)
 		return false;
 	rcu_read_lock();
-	task = pid_task(s->target, PIDTYPE_TGID);
+	task = pid_task(tgid, PIDTYPE_TGID);
 	gone = !task || !atomic_read(&task->signal->live);
 	rcu_read_unlock();
 	return gone;
@@ -531,11 +537,11 @@ static int ksamplingd(void *data)
 		embm_drain_all(s);
 		ksamplingd_hotplug(s);
 		ksamplingd_adapt(s, &last_ns, &last_run);
-		if (ksamplingd_target_gone(s)) {
+		if (ksamplingd_gone(s->target) || ksamplingd_gone(s->owner)) {
 			/* Drain what the last threads wrote, then let the core end it. */
 			embm_drain_all(s);
 			s->exited = true;
-			embm_session_target_exited(s->gen);
+			embm_session_exited(s->gen, !ksamplingd_gone(s->target));
 			break;
 		}
 		schedule_timeout_interruptible(msecs_to_jiffies(EMBM_DRAIN_MS));
@@ -749,7 +755,7 @@ static void embm_close_all(struct embm_sampler *s)
 	mutex_lock(&s->st->lock);
 	for_each_possible_cpu(cpu)
 		embm_close_cpu(s, cpu);
-	s->st->nr_events = 0;
+	embm_count_events(s);
 	mutex_unlock(&s->st->lock);
 }
 
@@ -860,7 +866,9 @@ static void embm_sampler_free(struct embm_sampler *s)
  * embm_sampler_start() - open the events and start ksamplingd
  * @target: thread-group pid of the target, NULL for every process; the
  *	    caller keeps its reference valid until embm_sampler_stop()
- * @gen:    the session generation, passed back on target exit
+ * @owner:  thread-group pid of the starter, likewise; the session ends
+ *	    when it exits
+ * @gen:    the session generation, passed back on target or owner exit
  * @cfg:    the knobs
  * @st:     where the results go; the caller frees it after stopping
  *
@@ -874,8 +882,8 @@ static void embm_sampler_free(struct embm_sampler *s)
  * target went away; ERR_PTR(-EAGAIN) if its threads could not be listed;
  * ERR_PTR(-ENOMEM).
  */
-struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
-					const struct embm_config *cfg,
+struct embm_sampler *embm_sampler_start(struct pid *target, struct pid *owner,
+					unsigned long gen, const struct embm_config *cfg,
 					struct embm_stats *st)
 {
 	struct embm_sampler *s;
@@ -890,6 +898,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target, unsigned long gen,
 	embm_mlock_init(&s->mlock);
 	s->gen = gen;
 	s->target = target;
+	s->owner = owner;
 	s->cfg = *cfg;
 	s->st = st;
 	err = -ENOMEM;

@@ -39,6 +39,7 @@ int perf_kernel_rb_attach(struct perf_event *event, struct perf_buffer *rb);
 long perf_kernel_rb_read(struct perf_buffer *rb, perf_kernel_rb_fn fn, void *arg,
 			 void *scratch, size_t scratch_size);
 u64 perf_kernel_rb_pending(struct perf_buffer *rb);
+u64 perf_kernel_rb_lost(struct perf_buffer *rb);
 void perf_kernel_counter_enable(struct perf_event *event, bool enable);
 int perf_event_open_permitted(struct perf_event_attr *attr);
 int perf_event_target_permitted(struct perf_event_attr *attr,

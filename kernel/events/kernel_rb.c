@@ -95,6 +95,25 @@ u64 perf_kernel_rb_pending(struct perf_buffer *rb)
 EXPORT_SYMBOL_GPL(perf_kernel_rb_pending);
 
 /**
+ * perf_kernel_rb_lost() - take the count of drops not yet reported
+ * @rb: the buffer
+ *
+ * A writer that finds the buffer full drops its record, counts it, and
+ * reports the count in a PERF_RECORD_LOST before its next record.  Drops
+ * after the last record written are never reported that way: a reader that
+ * is done with the buffer (its events disabled or released) takes them here.
+ *
+ * Context: any; once no event writes into @rb any more.
+ * Return: the records dropped since the last PERF_RECORD_LOST; the count
+ * starts again from zero.
+ */
+u64 perf_kernel_rb_lost(struct perf_buffer *rb)
+{
+	return local_xchg(&rb->lost, 0);
+}
+EXPORT_SYMBOL_GPL(perf_kernel_rb_lost);
+
+/**
  * perf_kernel_rb_read() - consume every record between tail and head
  * @rb:           the buffer
  * @fn:           called for each record, in order

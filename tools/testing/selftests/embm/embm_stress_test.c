@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm under stress and on less-travelled paths: many start/end cycles,
+ * racing starts, a killed launcher, a flood of samples into the smallest
+ * ring, /proc reads racing the end of a session, and the cap on events.
+ * Leaks and memory errors these cause show up in the debug kernel's
+ * kmemleak and KASAN checks after the run.
+ *
+ * Needs root and a kernel with CONFIG_EMBM; skips otherwise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/embm.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "embm_util.h"
+
+#define ERRNO_OF(call)	((call) == -1 ? errno : 0)
+#define NOBODY		65534
+
+static const char *const knobs[] = {
+	"source", "period", "store_period", "ring_pages", "cpu_budget", "max_events",
+};
+#define NR_KNOBS	ARRAY_SIZE(knobs)
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int err = 0;
+
+	if (!f)
+		return -1;
+	if (fputs(val, f) < 0)
+		err = -1;
+	if (fclose(f))
+		err = -1;
+	return err;
+}
+
+static int read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, size, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Wait up to @ms for /proc/embm/status to say "state @want". */
+static bool wait_state(const char *want, long ms)
+{
+	char state[32];
+
+	for (; ms > 0; ms -= 10) {
+		if (!embm_status("state", state, sizeof(state)) && !strcmp(state, want))
+			return true;
+		sleep_ms(10);
+	}
+	return false;
+}
+
+static int online_cpus(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+FIXTURE(stress) {
+	char saved[NR_KNOBS][64];
+	char paranoid[16];
+	char rate[32];
+	char mlock_kb[32];
+};
+
+FIXTURE_SETUP(stress)
+{
+	unsigned int i;
+
+	if (embm_end(EMBM_PID_SYSTEM) && errno == ENOSYS)
+		SKIP(return, "embm syscalls not available (CONFIG_EMBM=n)");
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+	ASSERT_NE(EBUSY, ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE)));
+	embm_end(EMBM_PID_SELF);
+	for (i = 0; i < NR_KNOBS; i++)
+		ASSERT_EQ(0, embm_get_knob(knobs[i], self->saved[i], sizeof(self->saved[i])));
+	ASSERT_EQ(0, read_line("/proc/sys/kernel/perf_event_paranoid", self->paranoid,
+			       sizeof(self->paranoid)));
+	ASSERT_EQ(0, read_line("/proc/sys/kernel/perf_event_max_sample_rate", self->rate,
+			       sizeof(self->rate)));
+	ASSERT_EQ(0, read_line("/proc/sys/kernel/perf_event_mlock_kb", self->mlock_kb,
+			       sizeof(self->mlock_kb)));
+	ASSERT_EQ(0, embm_set_knob("source", "swfault"));
+	ASSERT_EQ(0, embm_set_knob("cpu_budget", "0"));
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+	unsigned int i;
+
+	embm_end(EMBM_PID_SYSTEM);
+	embm_end(EMBM_PID_SELF);
+	for (i = 0; i < NR_KNOBS; i++)
+		if (self->saved[i][0])
+			embm_set_knob(knobs[i], self->saved[i]);
+	if (self->paranoid[0])
+		write_file("/proc/sys/kernel/perf_event_paranoid", self->paranoid);
+	if (self->rate[0])
+		write_file("/proc/sys/kernel/perf_event_max_sample_rate", self->rate);
+	if (self->mlock_kb[0])
+		write_file("/proc/sys/kernel/perf_event_mlock_kb", self->mlock_kb);
+}
+
+#define CYCLES	1000
+
+/*
+ * Start/end cycles by a user without CAP_IPC_LOCK whose mlock allowance
+ * holds one session's ring buffers but not two: a charge not given back
+ * would make a later start fail with EPERM.
+ */
+TEST_F_TIMEOUT(stress, thousand_cycles_give_everything_back, 900)
+{
+	struct timespec t0, t1;
+	struct rlimit rl;
+	pid_t pid;
+	int status, i;
+
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "1"));
+	/* No per-user allowance: every ring page counts against RLIMIT_MEMLOCK. */
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_mlock_kb", "0"));
+	ASSERT_EQ(0, embm_set_knob("ring_pages", "1"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* (1 + 1) pages a CPU: room for one session and a half. */
+		rl.rlim_cur = rl.rlim_max = 3 * online_cpus() * EMBM_PAGE;
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || prctl(PR_SET_KEEPCAPS, 0) ||
+		    setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(200);
+		for (i = 0; i < CYCLES; i++) {
+			if (embm_start(EMBM_PID_SELF, EMBM_NODE_NONE))
+				_exit(i % 200 + 1);	/* not 0 */
+			if (embm_end(EMBM_PID_SELF))
+				_exit(201);
+		}
+		_exit(0);
+	}
+	status = reap(pid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("%d cycles in %ld ms", CYCLES,
+	       (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+	EXPECT_EQ(0, status) TH_LOG("a cycle failed (code %d)", status);
+	EXPECT_EQ(0, embm_status_ll("events"));
+	EXPECT_EQ(0, embm_status_ll("ring_pages_locked"));
+}
+
+#define RACERS	8
+
+struct racer {
+	pthread_barrier_t *go;
+	int err;
+};
+
+static void *race_start(void *arg)
+{
+	struct racer *r = arg;
+
+	pthread_barrier_wait(r->go);
+	r->err = ERRNO_OF(embm_start(EMBM_PID_SYSTEM, EMBM_NODE_NONE));
+	return NULL;
+}
+
+/* Eight threads start at once: exactly one wins, the others get EBUSY. */
+TEST_F_TIMEOUT(stress, racing_starts_one_wins, 300)
+{
+	struct racer r[RACERS];
+	pthread_barrier_t go;
+	pthread_t t[RACERS];
+	int i, round, won;
+
+	ASSERT_EQ(0, embm_set_knob("ring_pages", "1"));
+	for (round = 0; round < 20; round++) {
+		ASSERT_EQ(0, pthread_barrier_init(&go, NULL, RACERS));
+		for (i = 0; i < RACERS; i++) {
+			r[i].go = &go;
+			ASSERT_EQ(0, pthread_create(&t[i], NULL, race_start, &r[i]));
+		}
+		won = 0;
+		for (i = 0; i < RACERS; i++) {
+			pthread_join(t[i], NULL);
+			if (!r[i].err)
+				won++;
+			else
+				EXPECT_EQ(EBUSY, r[i].err) TH_LOG("%s", strerror(r[i].err));
+		}
+		pthread_barrier_destroy(&go);
+		EXPECT_EQ(1, won);
+		EXPECT_EQ(0, embm_end(EMBM_PID_SYSTEM));
+	}
+}
+
+/* A process that starts a session on @target, says so, and waits. */
+static pid_t spawn_launcher(pid_t target, int *ready)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (embm_start(target, EMBM_NODE_NONE))
+			_exit(1);
+		if (write(p[1], "", 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	*ready = p[0];
+	return pid;
+}
+
+/* A launcher killed with SIGKILL leaves no session behind. */
+TEST_F_TIMEOUT(stress, killed_launcher_ends_its_session, 120)
+{
+	pid_t targets[] = { EMBM_PID_SYSTEM, 0 }, target, launcher;
+	char buf[32], b;
+	unsigned int i;
+	int ready;
+
+	ASSERT_EQ(0, embm_set_knob("ring_pages", "1"));
+	for (i = 0; i < ARRAY_SIZE(targets); i++) {
+		/* 0: a target process that outlives its launcher. */
+		target = targets[i];
+		if (!target) {
+			target = fork();
+			ASSERT_LE(0, target);
+			if (target == 0) {
+				for (;;)
+					pause();
+			}
+		}
+		launcher = spawn_launcher(target, &ready);
+		ASSERT_LT(0, launcher);
+		ASSERT_EQ(1, read(ready, &b, 1));
+		close(ready);
+		ASSERT_TRUE(wait_state("running", 1000));
+		ASSERT_LT(0, embm_status_ll("events"));
+		ASSERT_EQ(0, kill(launcher, SIGKILL));
+		EXPECT_EQ(128 + SIGKILL, reap(launcher));
+		EXPECT_TRUE(wait_state("done", 2000));
+		ASSERT_EQ(0, embm_status("ended_by", buf, sizeof(buf)));
+		EXPECT_STREQ("starter_exit", buf);
+		EXPECT_EQ(0, embm_status_ll("events"));
+		EXPECT_EQ(0, embm_status_ll("ring_pages_locked"));
+		/* Nothing left to end; the next session starts. */
+		EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(target)));
+		EXPECT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+		EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
+		if (target > 0) {
+			kill(target, SIGKILL);
+			reap(target);
+		}
+	}
+}
+
+#define FLOOD_THREADS	4
+#define FLOOD_PAGES	16384
+
+static void *flood(void *arg)
+{
+	char *p = embm_node_pages(FLOOD_PAGES, *(int *)arg);
+
+	if (!p)
+		return (void *)1;
+	embm_touch(p, FLOOD_PAGES);
+	munmap(p, FLOOD_PAGES * EMBM_PAGE);
+	return NULL;
+}
+
+/*
+ * Period 1 into one-page rings: perf drops what does not fit and says how
+ * many it dropped; embm counts them, does not hang, and what it kept plus
+ * what was lost covers every page touched.
+ */
+TEST_F_TIMEOUT(stress, flood_into_smallest_ring_counts_losses, 300)
+{
+	bool memory[EMBM_MAX_NODES];
+	pthread_t t[FLOOD_THREADS];
+	long long lost, total;
+	int node = -1, i;
+	void *ret;
+
+	ASSERT_EQ(0, embm_read_nodelist("/sys/devices/system/node/has_memory", memory));
+	for (i = 0; i < EMBM_MAX_NODES; i++)
+		if (memory[i])
+			node = i;
+	ASSERT_LE(0, node);
+	ASSERT_EQ(0, embm_set_knob("ring_pages", "1"));
+	ASSERT_EQ(0, embm_set_knob("period", "1"));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_max_sample_rate", "1000000"));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, node));
+	for (i = 0; i < FLOOD_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, flood, &node));
+	for (i = 0; i < FLOOD_THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(t[i], &ret));
+		ASSERT_EQ(NULL, ret);
+	}
+	ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+	lost = embm_status_ll("lost");
+	total = embm_status_ll("samples");
+	TH_LOG("%lld samples read, %lld lost, %lld throttled", total, lost,
+	       embm_status_ll("throttled"));
+	EXPECT_LT(0, lost);
+	EXPECT_EQ(0, embm_status_ll("throttled"));
+	EXPECT_LE((long long)FLOOD_THREADS * FLOOD_PAGES, total + lost);
+}
+
+static const char *const proc_files[] = { "status", "nodes", "matrix", "latency", "hotpages" };
+static volatile int stop_readers;
+
+static void *reader(void *arg)
+{
+	char path[64], buf[4096];
+	unsigned long bad = 0, i;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; !__atomic_load_n(&stop_readers, __ATOMIC_RELAXED); i++) {
+		snprintf(path, sizeof(path), "/proc/embm/%s", proc_files[i % 5]);
+		fd = open(path, O_RDONLY);
+		if (fd < 0) {
+			bad++;
+			continue;
+		}
+		do {
+			n = read(fd, buf, sizeof(buf));
+		} while (n > 0);
+		/* A session that started after the open: ESTALE. */
+		if (n < 0 && errno != ESTALE)
+			bad++;
+		close(fd);
+	}
+	return (void *)bad;
+}
+
+/* Reads of every /proc/embm file racing starts and ends. */
+TEST_F_TIMEOUT(stress, proc_reads_race_start_and_end, 600)
+{
+	pthread_t t[4];
+	void *bad;
+	int i;
+
+	ASSERT_EQ(0, embm_set_knob("ring_pages", "1"));
+	stop_readers = 0;
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, reader, NULL));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, embm_start(i % 2 ? EMBM_PID_SELF : EMBM_PID_SYSTEM, EMBM_NODE_NONE));
+		ASSERT_EQ(0, embm_end(i % 2 ? EMBM_PID_SELF : EMBM_PID_SYSTEM));
+	}
+	__atomic_store_n(&stop_readers, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], &bad);
+		EXPECT_EQ(NULL, bad) TH_LOG("reader %d: %lu failed reads", i, (unsigned long)bad);
+	}
+}
+
+/* A session needs threads x CPUs x kinds events: past max_events, E2BIG. */
+TEST_F(stress, max_events_caps_a_session)
+{
+	/* swfault opens two kinds (minor and major faults); one thread here. */
+	int need = 2 * online_cpus();
+	char val[32];
+
+	snprintf(val, sizeof(val), "%d", need - 1);
+	ASSERT_EQ(0, embm_set_knob("max_events", val));
+	EXPECT_EQ(E2BIG, ERRNO_OF(embm_start(EMBM_PID_SELF, EMBM_NODE_NONE)));
+	EXPECT_EQ(ENOENT, ERRNO_OF(embm_end(EMBM_PID_SELF)));
+	snprintf(val, sizeof(val), "%d", need);
+	ASSERT_EQ(0, embm_set_knob("max_events", val));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	EXPECT_EQ(need, embm_status_ll("events"));
+	EXPECT_EQ(need, embm_status_ll("max_events"));
+	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
+}
+
+TEST_HARNESS_MAIN
