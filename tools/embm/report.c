@@ -369,9 +369,14 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 /* What an errno of embm_start() means, for a person; NULL: strerror()'s. */
 static const char *const start_errors[] = {
 	[ENOSYS]	= "this kernel has no embm system calls (built without CONFIG_EMBM)",
-	[EPERM]		= "needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
-	[EACCES]	= "no ptrace read access to the target process",
-	[ESRCH]		= "no such process, or it is exiting",
+	[EACCES]	=
+		"not allowed by perf's rules: kernel.perf_event_paranoid, CAP_PERFMON (CAP_SYS_ADMIN at level 3+), ptrace access to the target",
+	[EPERM]		=
+		"the ring buffers pass your mlock limit (perf_event_mlock_kb, RLIMIT_MEMLOCK); lower ring_pages, or use CAP_IPC_LOCK",
+	[E2BIG]		= "more events than /sys/kernel/mm/embm/max_events (threads x CPUs x kinds)",
+	[EAGAIN]	= "the target makes threads faster than they can be listed; try again",
+	[EINTR]		= "interrupted while waiting for the target or another session",
+	[ESRCH]		= "no such process, or all its threads have exited",
 	[EINVAL]	=
 		"invalid pid or node (the node must be online and have memory), or a knob the source refuses",
 	[EBUSY]		= "a session is already running",
