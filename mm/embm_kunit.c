@@ -238,7 +238,7 @@ static void embm_new_node_test(struct kunit *test)
 	page = alloc_page(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	nid = page_to_nid(page);
-	/* As if @nid had had no memory when the session started. */
+	/* As if there was no memory on @nid when the session started. */
 	kvfree(st->node[nid].pages);
 	st->node[nid].pages = NULL;
 	st->node[nid].present = false;

@@ -56,6 +56,8 @@ void embm_perm_attr(struct perf_event_attr *attr)
  * perf_event_open() checks more for namespaces, text_poke, sigtrap and
  * PERF_SAMPLE_REGS_INTR, and embm never needs them; sample types beyond
  * EMBM_SAMPLE_TYPE_MAX are not parsed.
+ *
+ * Return: true if embm_perm_attr()'s checks are perf's for @attr.
  */
 bool embm_perm_attr_covers(const struct perf_event_attr *attr)
 {

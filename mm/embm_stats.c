@@ -209,6 +209,8 @@ void embm_stats_free(struct embm_stats *st)
 /**
  * embm_stats_attributed() - samples attributed to a node, all nodes
  * @st: the statistics; caller holds st->lock
+ *
+ * Return: the sum of the nodes' samples.
  */
 u64 embm_stats_attributed(const struct embm_stats *st)
 {

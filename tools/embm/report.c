@@ -373,7 +373,8 @@ static const char *const start_errors[] = {
 		"not allowed by perf's rules: kernel.perf_event_paranoid, CAP_PERFMON (CAP_SYS_ADMIN at level 3+), ptrace access to the target",
 	[EPERM]		=
 		"the ring buffers pass your mlock limit (perf_event_mlock_kb, RLIMIT_MEMLOCK); lower ring_pages, or use CAP_IPC_LOCK",
-	[E2BIG]		= "more events than /sys/kernel/mm/embm/max_events (threads x CPUs x kinds)",
+	[E2BIG]		=
+		"more events than /sys/kernel/mm/embm/max_events (threads x CPUs x kinds)",
 	[EAGAIN]	= "the target makes threads faster than they can be listed; try again",
 	[EINTR]		= "interrupted while waiting for the target or another session",
 	[ESRCH]		= "no such process, or all its threads have exited",

@@ -223,7 +223,8 @@ TEST(bad_input_gets_documented_errno)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct bad *b = &cases[i];
 
-		before[0] = after[0] = 0;
+		before[0] = 0;
+		after[0] = 0;
 		if (b->kind == KNOB)
 			ASSERT_EQ(0, embm_get_knob(b->name, before, sizeof(before)));
 		err = b->as_nobody ? try_as_nobody(b) : try_case(b);

@@ -59,21 +59,19 @@ static const int levels[] = { -1, 0, 1, 2, 3, 4 };
 static int expected(int level, enum who who, enum what what)
 {
 	bool sys_admin = who == ROOT, perfmon = who == ROOT || who == PERFMON;
+	bool ok;
 
 	if (level > 2 && !sys_admin)
-		return EACCES;
-	if (level > 1 && !perfmon)
-		return EACCES;
-	switch (what) {
-	case SELF:
-		return 0;
-	case OTHER_PROC:
-		return perfmon || who == OWNER ? 0 : EACCES;
-	case SYSTEM:
-		return level > 0 && !perfmon ? EACCES : 0;
-	default:
-		return -1;
-	}
+		ok = false;
+	else if (level > 1 && !perfmon)
+		ok = false;
+	else if (what == OTHER_PROC)
+		ok = perfmon || who == OWNER;
+	else if (what == SYSTEM)
+		ok = level <= 0 || perfmon;
+	else
+		ok = true;
+	return ok ? 0 : EACCES;
 }
 
 static int set_paranoid(int level)

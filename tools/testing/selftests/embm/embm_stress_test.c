@@ -35,6 +35,7 @@
 static const char *const knobs[] = {
 	"source", "period", "store_period", "ring_pages", "cpu_budget", "max_events",
 };
+
 #define NR_KNOBS	ARRAY_SIZE(knobs)
 
 static void sleep_ms(long ms)
@@ -168,7 +169,8 @@ TEST_F_TIMEOUT(stress, thousand_cycles_give_everything_back, 900)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* (1 + 1) pages a CPU: room for one session and a half. */
-		rl.rlim_cur = rl.rlim_max = 3 * online_cpus() * EMBM_PAGE;
+		rl.rlim_cur = 3 * online_cpus() * EMBM_PAGE;
+		rl.rlim_max = rl.rlim_cur;
 		if (setrlimit(RLIMIT_MEMLOCK, &rl) || prctl(PR_SET_KEEPCAPS, 0) ||
 		    setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
@@ -355,7 +357,7 @@ TEST_F_TIMEOUT(stress, flood_into_smallest_ring_counts_losses, 300)
 }
 
 static const char *const proc_files[] = { "status", "nodes", "matrix", "latency", "hotpages" };
-static volatile int stop_readers;
+static int stop_readers;	/* __atomic_*_n() */
 
 static void *reader(void *arg)
 {
@@ -390,7 +392,7 @@ TEST_F_TIMEOUT(stress, proc_reads_race_start_and_end, 600)
 	int i;
 
 	ASSERT_EQ(0, embm_set_knob("ring_pages", "1"));
-	stop_readers = 0;
+	__atomic_store_n(&stop_readers, 0, __ATOMIC_RELAXED);
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, reader, NULL));
 	for (i = 0; i < 100; i++) {
