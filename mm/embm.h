@@ -90,6 +90,9 @@ struct embm_stats;
  *		@target itself), so that embm_end() takes it too; referenced.
  * @owner:	thread-group pid of the process that started the session;
  *		referenced.
+ * @owner_euid:	 its effective uid then, and
+ * @owner_exec_id: its self_exec_id then: the starter may end and read the
+ *		session without further checks only while both still hold.
  * @target_nr:	the target's pid as the starter saw it; -1 system-wide.
  * @ended_by:	"-" while running, then "embm_end", "target_exit" or
  *		"starter_exit".
@@ -108,6 +111,8 @@ struct embm_session {
 	struct pid *target;
 	struct pid *named;
 	struct pid *owner;
+	kuid_t owner_euid;
+	u32 owner_exec_id;
 	pid_t target_nr;
 	const char *ended_by;
 	int node;
@@ -124,7 +129,9 @@ extern struct embm_session embm_session;
 int embm_check_node(int node);
 int embm_session_start(pid_t pid, int node);
 int embm_session_end(pid_t pid);
-void embm_session_exited(unsigned long gen, bool owner);
+void embm_session_exited(unsigned long gen);
+int embm_lock_interruptible(struct mutex *lock);
+struct task_struct *embm_live_thread(struct pid *tgid);
 const char *embm_state_name(enum embm_state state);
 
 /* ---- permissions (embm_perm.c) ------------------------------------------ */
@@ -154,6 +161,7 @@ struct embm_mlock {
 
 void embm_perm_attr(struct perf_event_attr *attr);
 bool embm_perm_attr_covers(const struct perf_event_attr *attr);
+bool __embm_session_owner(const struct embm_session *se);
 int __embm_session_permitted(const struct embm_session *se);
 void embm_mlock_init(struct embm_mlock *ml);
 int embm_mlock_charge(struct embm_mlock *ml, unsigned long pages);
@@ -328,6 +336,9 @@ struct embm_hot;
  * @ring_pages_locked: ring-buffer pages charged to the starter now.
  * @cpus_skipped: CPUs that came online and could not get events.
  * @scan_gave_up: times the search for new threads at start gave up.
+ * @threads_skipped: threads that got no events on a CPU that came online,
+ *		because they exec()ed or stopped being dumpable since the
+ *		start, or an exec() was under way.
  * @period_errors: period changes perf refused (the old period stayed).
  * @cpus:	CPUs that had events during the session.
  */
@@ -357,6 +368,7 @@ struct embm_stats {
 	u64 ring_pages_locked;
 	u64 cpus_skipped;
 	u64 scan_gave_up;
+	u64 threads_skipped;
 	u64 period_errors;
 	cpumask_var_t cpus;
 };
@@ -414,6 +426,8 @@ unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
 struct embm_sampler *embm_sampler_start(struct pid *target, struct pid *owner,
 					unsigned long gen, const struct embm_config *cfg,
 					struct embm_stats *st);
+bool embm_sampler_exit_reason(const struct embm_sampler *s, bool *target_exited);
+int embm_sampler_perm_read(struct embm_sampler *s);
 void embm_sampler_stop(struct embm_sampler *s);
 int embm_sampler_init(void);
 

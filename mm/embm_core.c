@@ -64,15 +64,56 @@ int embm_check_node(int node)
 	return 0;
 }
 
+/**
+ * embm_lock_interruptible() - take a mutex, or give up on a signal
+ * @lock: the mutex
+ *
+ * Return: 0, or -ERESTARTSYS: the system call restarts after a handler
+ * that asks for it (SA_RESTART), else the caller sees EINTR.
+ */
+int embm_lock_interruptible(struct mutex *lock)
+{
+	return mutex_lock_interruptible(lock) ? -ERESTARTSYS : 0;
+}
+
+/**
+ * embm_live_thread() - a thread of a process that is not exiting
+ * @tgid: the process
+ *
+ * Permission checks look at a thread's credentials and mm; a group leader
+ * that exited (pthread_exit()) has neither any more.
+ *
+ * Context: any but NMI.
+ * Return: the thread, referenced; NULL if every thread is exiting.
+ */
+struct task_struct *embm_live_thread(struct pid *tgid)
+{
+	struct task_struct *leader, *t, *live = NULL;
+
+	rcu_read_lock();
+	leader = pid_task(tgid, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			if (!(t->flags & PF_EXITING)) {
+				live = get_task_struct(t);
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return live;
+}
+
 /*
- * Resolve the pid argument of embm_start(): *@task, referenced, is the
- * thread it names (NULL for a system-wide session).  A thread of a live
- * process names the process, even when it or the group leader is exiting;
- * a process whose threads have all exited (a zombie) is gone.
+ * Resolve the pid argument of embm_start(): *@task, referenced, is a live
+ * thread of the process it names (NULL for a system-wide session): the
+ * thread itself unless it is exiting.  A process whose main thread exited
+ * while others run is live; one whose threads have all exited (a zombie)
+ * is gone.
  */
 static int embm_find_target(pid_t pid, struct task_struct **task)
 {
-	struct task_struct *t;
+	struct task_struct *t, *live;
 
 	*task = NULL;
 	if (pid == EMBM_PID_SYSTEM)
@@ -84,13 +125,16 @@ static int embm_find_target(pid_t pid, struct task_struct **task)
 		t = find_get_task_by_vpid(pid);
 	if (!t)
 		return -ESRCH;
-	if (!atomic_read(&t->signal->live)) {
-		put_task_struct(t);
-		return -ESRCH;
-	}
 	if (t->flags & PF_KTHREAD) {
 		put_task_struct(t);
 		return -EINVAL;
+	}
+	if (t->flags & PF_EXITING) {
+		live = embm_live_thread(task_tgid(t));
+		put_task_struct(t);
+		if (!live)
+			return -ESRCH;
+		t = live;
 	}
 	*task = t;
 	return 0;
@@ -128,6 +172,9 @@ static int __embm_session_start(struct task_struct *task, int node)
 	mutex_lock(&embm_knobs_lock);
 	cfg = embm_knobs;
 	mutex_unlock(&embm_knobs_lock);
+	/* Without CAP_PERFMON, no more events than perf would give as files. */
+	if (!perfmon_capable())
+		cfg.max_events = min_t(u64, cfg.max_events, rlimit(RLIMIT_NOFILE));
 
 	st = embm_stats_alloc(cfg.hot_pages);
 	if (!st)
@@ -139,7 +186,7 @@ static int __embm_session_start(struct task_struct *task, int node)
 	sampler = embm_sampler_start(target, owner, embm_session.gen + 1, &cfg, st);
 	if (IS_ERR(sampler)) {
 		err = PTR_ERR(sampler);
-		pr_info("session not started: %d (%s)\n", err, st->why);
+		pr_info_ratelimited("session not started: %d (%s)\n", err, st->why);
 		embm_stats_free(st);
 		put_pid(owner);
 		put_pid(target);
@@ -154,13 +201,15 @@ static int __embm_session_start(struct task_struct *task, int node)
 	embm_session.target = target;
 	embm_session.named = task ? get_task_pid(task, PIDTYPE_PID) : NULL;
 	embm_session.owner = owner;
+	embm_session.owner_euid = current_euid();
+	embm_session.owner_exec_id = current->self_exec_id;
 	embm_session.target_nr = target ? pid_vnr(target) : EMBM_PID_SYSTEM;
 	embm_session.node = node;
 	embm_session.start_ns = ktime_get_ns();
 	embm_session.stop_ns = 0;
 	embm_session.state = EMBM_RUNNING;
 	embm_session.ended_by = "-";
-	pr_info("session started: target %d, node %d, source %s (%s)\n",
+	pr_info_ratelimited("session started: target %d, node %d, source %s (%s)\n",
 		embm_session.target_nr, node, st->source->name, st->why);
 	return 0;
 }
@@ -208,14 +257,16 @@ int embm_session_start(pid_t pid, int node)
 		return err;
 	if (task) {
 		err = down_read_interruptible(&task->signal->exec_update_lock);
-		if (err)
+		if (err) {
+			err = -ERESTARTSYS;
 			goto out_put_task;
+		}
 	}
 	err = perf_event_target_permitted(&attr, task);
 	if (err)
 		goto out_unlock_exec;
 
-	err = mutex_lock_interruptible(&embm_lock);
+	err = embm_lock_interruptible(&embm_lock);
 	if (err)
 		goto out_unlock_exec;
 	err = __embm_session_start(task, node);
@@ -244,15 +295,23 @@ static void __embm_session_stop(enum embm_state state, const char *why)
 }
 
 static atomic_long_t embm_exited_gen;
-static atomic_t embm_exited_owner;
 
+/*
+ * End the session whose ksamplingd saw its target or starter exit; the
+ * sampler says which.  It waits for embm_lock as long as a start takes:
+ * on the unbound workqueue.
+ */
 static void embm_exit_workfn(struct work_struct *work)
 {
+	bool target_exited;
+
 	mutex_lock(&embm_lock);
 	if (embm_session.state == EMBM_RUNNING &&
 	    embm_session.gen == atomic_long_read(&embm_exited_gen)) {
-		if (atomic_read(&embm_exited_owner))
-			__embm_session_stop(EMBM_DONE, "starter_exit");
+		/* Nobody is left to call embm_end() once the starter is gone. */
+		if (embm_sampler_exit_reason(embm_session.sampler, &target_exited))
+			__embm_session_stop(EMBM_DONE,
+					    target_exited ? "target_exit" : "starter_exit");
 		else
 			__embm_session_stop(EMBM_EXITED, "target_exit");
 	}
@@ -263,21 +322,19 @@ static DECLARE_WORK(embm_exit_work, embm_exit_workfn);
 
 /**
  * embm_session_exited() - end a session whose target or starter exited
- * @gen:   the session's generation, so that a late call ends nothing else
- * @owner: the process that started it exited (it becomes EMBM_DONE), not
- *	   the target (EMBM_EXITED, awaiting embm_end())
+ * @gen: the session's generation, so that a late call ends nothing else
  *
  * A session lives as long as the process that started it, as perf events
  * live as long as their file: a launcher killed with SIGKILL leaves no
- * session behind.
+ * session behind.  The sampler keeps which one exited
+ * (embm_sampler_exit_reason()).
  *
  * Context: ksamplingd; does not sleep or take embm_lock.
  */
-void embm_session_exited(unsigned long gen, bool owner)
+void embm_session_exited(unsigned long gen)
 {
-	atomic_set(&embm_exited_owner, owner);
 	atomic_long_set(&embm_exited_gen, gen);
-	schedule_work(&embm_exit_work);
+	queue_work(system_unbound_wq, &embm_exit_work);
 }
 
 /*
@@ -329,14 +386,22 @@ static bool __embm_session_matches(pid_t pid)
  */
 int embm_session_end(pid_t pid)
 {
+	struct perf_event_attr attr;
 	int err;
 
 	if (pid < EMBM_PID_SYSTEM)
 		return -EINVAL;
 
-	err = mutex_lock_interruptible(&embm_lock);
+	err = embm_lock_interruptible(&embm_lock);
 	if (err)
 		return err;
+	/* Those perf would refuse learn nothing of the session. */
+	if (!__embm_session_owner(&embm_session)) {
+		embm_perm_attr(&attr);
+		err = perf_event_open_permitted(&attr);
+		if (err)
+			goto out_unlock;
+	}
 	if (embm_session.state != EMBM_RUNNING &&
 	    embm_session.state != EMBM_EXITED) {
 		err = -ENOENT;

@@ -66,13 +66,34 @@ bool embm_perm_attr_covers(const struct perf_event_attr *attr)
 }
 
 /**
+ * __embm_session_owner() - is current the session's starter, as it was?
+ * @se: the session; embm_lock held
+ *
+ * The process that started the session, with the same effective uid and
+ * no exec() since: a starter that dropped privileges or ran another
+ * program is treated as anyone else.
+ *
+ * Context: process; embm_lock held.
+ * Return: true if so.
+ */
+bool __embm_session_owner(const struct embm_session *se)
+{
+	lockdep_assert_held(&embm_lock);
+
+	return se->owner && se->owner == task_tgid(current) &&
+	       se->owner_exec_id == current->self_exec_id &&
+	       uid_eq(se->owner_euid, current_euid());
+}
+
+/**
  * __embm_session_permitted() - may current end or read the session?
  * @se: the session; embm_lock held
  *
- * Yes for the process that started it; otherwise what starting it now
- * would take: perf's checks of the attributes, then perf_allow_cpu() for a
- * system-wide session, ptrace access to the target (or CAP_PERFMON) for a
- * process, and CAP_PERFMON alone once the target is gone.
+ * Yes for its starter (__embm_session_owner()); otherwise what starting it
+ * now would take: perf's checks of the attributes, then perf_allow_cpu()
+ * for a system-wide session, ptrace access to a live thread of the target
+ * (or CAP_PERFMON) for a process, and CAP_PERFMON alone once the target is
+ * gone.
  *
  * Context: process; embm_lock held.
  * Return: 0, -EACCES, or the error of an LSM.
@@ -85,7 +106,7 @@ int __embm_session_permitted(const struct embm_session *se)
 
 	lockdep_assert_held(&embm_lock);
 
-	if (se->owner && se->owner == task_tgid(current))
+	if (__embm_session_owner(se))
 		return 0;
 	embm_perm_attr(&attr);
 	err = perf_event_open_permitted(&attr);
@@ -93,7 +114,7 @@ int __embm_session_permitted(const struct embm_session *se)
 		return err;
 	if (!se->target)
 		return perf_event_target_permitted(&attr, NULL);
-	task = get_pid_task(se->target, PIDTYPE_TGID);
+	task = embm_live_thread(se->target);
 	if (!task)
 		return perfmon_capable() ? 0 : -EACCES;
 	err = perf_event_target_permitted(&attr, task);

@@ -15,7 +15,9 @@
 #include <linux/capability.h>
 #include <linux/memory_hotplug.h>
 #include <linux/nodemask.h>
+#include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
+#include <linux/ratelimit.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -59,7 +61,7 @@ static int embm_proc_lock(struct seq_file *m)
 {
 	int err;
 
-	err = mutex_lock_interruptible(&embm_lock);
+	err = embm_lock_interruptible(&embm_lock);
 	if (err)
 		return err;
 	if (embm_session.gen != embm_proc_gen(m)) {
@@ -72,7 +74,7 @@ static int embm_proc_lock(struct seq_file *m)
 		mutex_unlock(&embm_lock);
 		return 0;
 	}
-	err = mutex_lock_interruptible(&embm_session.stats->lock);
+	err = embm_lock_interruptible(&embm_session.stats->lock);
 	if (err) {
 		mutex_unlock(&embm_lock);
 		return err;
@@ -127,7 +129,9 @@ static int embm_status_show(struct seq_file *m, void *v)
 	ms = embm_elapsed_ms(se);
 	seq_printf(m, "state %s\n", embm_state_name(se->state));
 	seq_printf(m, "ended_by %s\n", se->ended_by);
-	seq_printf(m, "target %d\n", se->target_nr);
+	/* The target's pid as the reader sees it (0: not in its namespace). */
+	seq_printf(m, "target %d\n", se->target ?
+		   pid_nr_ns(se->target, task_active_pid_ns(current)) : EMBM_PID_SYSTEM);
 	seq_printf(m, "node %d\n", se->node);
 	seq_printf(m, "source %s\n", st->source ? st->source->name : "-");
 	seq_printf(m, "source_reason %s\n", st->why);
@@ -140,6 +144,7 @@ static int embm_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "max_events %llu\n", se->config.max_events);
 	seq_printf(m, "cpus_skipped %llu\n", st->cpus_skipped);
 	seq_printf(m, "thread_scan_gave_up %llu\n", st->scan_gave_up);
+	seq_printf(m, "threads_skipped %llu\n", st->threads_skipped);
 	seq_printf(m, "period_errors %llu\n", st->period_errors);
 	seq_printf(m, "ring_pages_locked %llu\n", st->ring_pages_locked);
 	seq_printf(m, "elapsed_ms %llu\n", ms);
@@ -283,9 +288,14 @@ static int embm_hotpages_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* Sessions may be started by unprivileged users in a loop: whole tables, rate-limited. */
+static DEFINE_RATELIMIT_STATE(embm_summary_rs, 5 * HZ, 10);
+
 /**
  * embm_print_summary() - the session's results as a table in the kernel log
  * @se: a session that just ended
+ *
+ * At most ten tables every five seconds.
  *
  * Context: process; embm_lock held.
  */
@@ -296,6 +306,8 @@ void embm_print_summary(const struct embm_session *se)
 	u64 total;
 
 	lockdep_assert_held(&embm_lock);
+	if (!__ratelimit(&embm_summary_rs))
+		return;
 	order = kvcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
 	if (!order)
 		return;
@@ -341,12 +353,15 @@ static int embm_proc_open(struct inode *inode, struct file *file)
 	if (show == embm_hotpages_show &&
 	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
-	err = mutex_lock_interruptible(&embm_lock);
+	err = embm_lock_interruptible(&embm_lock);
 	if (err)
 		return err;
 	gen = embm_session.gen;
 	if (embm_session.stats)
 		err = __embm_session_permitted(&embm_session);
+	/* While events exist, the LSMs may also say whether samples are read. */
+	if (!err && embm_session.sampler)
+		err = embm_sampler_perm_read(embm_session.sampler);
 	mutex_unlock(&embm_lock);
 	if (err)
 		return err;

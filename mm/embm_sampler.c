@@ -31,6 +31,8 @@
 #include <linux/kthread.h>
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
+#include <linux/sched/coredump.h>
+#include <linux/security.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -84,9 +86,15 @@ struct embm_cpu {
  * @scratch:	 for records that cross a page of a buffer.
  * @base_period: the load period at start: adaptation never goes below.
  * @base_store:	 likewise for stores.
- * @running:	 set once started: the hotplug callbacks may wake ksamplingd.
+ * @running:	 set once started: the hotplug callbacks may wake ksamplingd,
+ *		 and events made from then on are made by ksamplingd.
  *		 Under embm_active_lock.
  * @exited:	 ksamplingd saw the target or the starter exit.
+ * @owner_gone:	 it was the starter (set before embm_session_exited()).
+ * @target_gone: the target had exited too, or it was the target.
+ * @exec_id:	 the target's self_exec_id at start.
+ * @via_ptrace:	 the starter had no CAP_PERFMON: perf's rule was ptrace
+ *		 access, which a thread that stops being dumpable withdraws.
  */
 struct embm_sampler {
 	struct task_struct *thread;
@@ -111,6 +119,10 @@ struct embm_sampler {
 	u64 base_store;
 	bool running;
 	bool exited;
+	bool owner_gone;
+	bool target_gone;
+	u32 exec_id;
+	bool via_ptrace;
 };
 
 /* The sources, in the order the automatic choice tries them. */
@@ -163,18 +175,59 @@ static int embm_cpu_reserve(struct embm_sampler *s, struct embm_cpu *c,
 }
 
 /*
+ * May ksamplingd still give @task events of its own?  After the start it
+ * makes them (for a CPU that came online) with no credentials to check,
+ * where perf_event_open() would check again: only for a task that has not
+ * exec()ed since the start (perf removes its events on a set-user-ID exec)
+ * and, when the start relied on ptrace access, that is still dumpable (a
+ * setuid() or PR_SET_DUMPABLE withdraws that access).  Caller holds the
+ * task's exec_update_lock, so no exec() comes in between.
+ */
+static bool embm_task_still_allowed(struct embm_sampler *s, struct task_struct *task)
+{
+	bool ok;
+
+	if (task->self_exec_id != s->exec_id)
+		return false;
+	if (!s->via_ptrace)
+		return true;
+	task_lock(task);
+	ok = task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	return ok;
+}
+
+/*
  * Open descriptor @d on @cpu for @task (NULL: every task), disabled, into
- * @c.  A task that is exiting has nothing to sample: 0, no event.
+ * @c.  A task that is exiting has nothing to sample: 0, no event.  Once
+ * the session runs, a task no longer allowed (embm_task_still_allowed())
+ * or in an exec() is skipped and counted: 0, no event.  The first event
+ * of a start asks the LSMs whether its samples may be read, as perf_mmap()
+ * does.
  */
 static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 			 int cpu, struct task_struct *task)
 {
 	struct perf_event_attr attr = s->descs[d].attr;
+	struct rw_semaphore *exec_lock = NULL;
 	struct perf_event *event;
 	int err;
 
 	if (WARN_ON_ONCE(c->nr_events >= c->room))
 		return -ENOSPC;
+	if (task && s->running) {
+		/* Never wait for an exec(): it may wait for a start, which waits for us. */
+		if (!down_read_trylock(&task->signal->exec_update_lock)) {
+			s->st->threads_skipped++;
+			return 0;
+		}
+		exec_lock = &task->signal->exec_update_lock;
+		if (!embm_task_still_allowed(s, task)) {
+			s->st->threads_skipped++;
+			err = 0;
+			goto out_unlock;
+		}
+	}
 	attr.size = sizeof(attr);
 	attr.disabled = 1;
 	attr.inherit = !!task;
@@ -182,20 +235,27 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	event = perf_event_create_kernel_counter(&attr, cpu, task, NULL, NULL);
 	if (IS_ERR(event)) {
 		err = PTR_ERR(event);
-		return task && err == -ESRCH ? 0 : err;
+		if (task && err == -ESRCH)
+			err = 0;
+		goto out_unlock;
 	}
 
 	err = perf_kernel_rb_attach(event, c->rb);
+	if (!err && !s->running && !s->nr_events)
+		err = security_perf_event_read(event);
 	if (!err)
 		err = xa_err(xa_store(&s->ids, event->id, xa_mk_value(d), GFP_KERNEL));
 	if (err) {
 		xa_erase(&s->ids, event->id);
 		perf_event_release_kernel(event);
-		return err;
+		goto out_unlock;
 	}
 	c->evs[c->nr_events++] = (struct embm_ev){ .event = event, .id = event->id };
 	s->nr_events++;
-	return 0;
+out_unlock:
+	if (exec_lock)
+		up_read(exec_lock);
+	return err;
 }
 
 /* Ring-buffer pages of one CPU, the control page included. */
@@ -239,9 +299,13 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 			continue;
 		}
 		for (t = from; t < s->nr_tasks; t++) {
+			/* A start of many threads can be killed, and yields. */
+			if (!s->running && fatal_signal_pending(current))
+				return -EINTR;
 			err = embm_open_one(s, c, d, cpu, s->tasks[t]);
 			if (err)
 				return err;
+			cond_resched();
 		}
 	}
 	cpumask_set_cpu(cpu, s->st->cpus);
@@ -271,8 +335,10 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu)
 
 	for (i = 0; i < c->nr_events; i++)
 		perf_kernel_counter_enable(c->evs[i].event, false);
-	for (i = 0; i < c->nr_events; i++)
+	for (i = 0; i < c->nr_events; i++) {
 		perf_event_release_kernel(c->evs[i].event);
+		cond_resched();
+	}
 	if (c->rb) {
 		embm_drain_cpu(s, cpu);
 		/* Dropped after the last record: no PERF_RECORD_LOST says so. */
@@ -537,11 +603,13 @@ static int ksamplingd(void *data)
 		embm_drain_all(s);
 		ksamplingd_hotplug(s);
 		ksamplingd_adapt(s, &last_ns, &last_run);
-		if (ksamplingd_gone(s->target) || ksamplingd_gone(s->owner)) {
+		s->target_gone = ksamplingd_gone(s->target);
+		s->owner_gone = ksamplingd_gone(s->owner);
+		if (s->target_gone || s->owner_gone) {
 			/* Drain what the last threads wrote, then let the core end it. */
 			embm_drain_all(s);
 			s->exited = true;
-			embm_session_exited(s->gen, !ksamplingd_gone(s->target));
+			embm_session_exited(s->gen);
 			break;
 		}
 		schedule_timeout_interruptible(msecs_to_jiffies(EMBM_DRAIN_MS));
@@ -689,9 +757,24 @@ static void embm_sort_tasks(struct embm_sampler *s)
 	sort(s->tasks, s->nr_tasks, sizeof(*s->tasks), embm_task_cmp, NULL);
 }
 
+/* Forget the threads that exited; s->tasks stays sorted. */
+static void embm_prune_tasks(struct embm_sampler *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->nr_tasks; i++) {
+		if (s->tasks[i]->exit_state)
+			put_task_struct(s->tasks[i]);
+		else
+			s->tasks[n++] = s->tasks[i];
+	}
+	s->nr_tasks = n;
+}
+
 /*
  * Add the target's threads that have no event of their own yet to
- * s->tasks, and open nothing: for a CPU that comes online.
+ * s->tasks, forget those that exited, and open nothing: for a CPU that
+ * comes online.
  */
 static int embm_rescan_tasks(struct embm_sampler *s)
 {
@@ -699,12 +782,36 @@ static int embm_rescan_tasks(struct embm_sampler *s)
 	unsigned int nr;
 	int err;
 
+	embm_prune_tasks(s);
 	err = embm_collect_tasks(s->target, &fresh, &nr);
 	if (err)
 		return err == -ESRCH ? 0 : err;	/* gone: ksamplingd sees it */
 	err = embm_merge_tasks(s, fresh, nr);
 	embm_sort_tasks(s);
 	return err;
+}
+
+/*
+ * perf_event_open() checks each thread it opens events on; so does the
+ * start, on the threads of s->tasks from @from on that are not exiting,
+ * with the starter's credentials (current, with the target's
+ * exec_update_lock held).
+ */
+static int embm_check_tasks(struct embm_sampler *s, unsigned int from)
+{
+	struct perf_event_attr attr;
+	unsigned int i;
+	int err;
+
+	embm_perm_attr(&attr);
+	for (i = from; i < s->nr_tasks; i++) {
+		if (s->tasks[i]->flags & PF_EXITING)
+			continue;
+		err = perf_event_target_permitted(&attr, s->tasks[i]);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /*
@@ -729,6 +836,9 @@ static int embm_follow_new_tasks(struct embm_sampler *s)
 			return err;
 		if (s->nr_tasks == old)
 			return 0;
+		err = embm_check_tasks(s, old);
+		if (err)
+			return err;
 		for_each_possible_cpu(cpu) {
 			if (!s->cpu[cpu].rb)
 				continue;
@@ -746,6 +856,51 @@ static int embm_follow_new_tasks(struct embm_sampler *s)
 	s->st->scan_gave_up++;
 	mutex_unlock(&s->st->lock);
 	return 0;
+}
+
+/*
+ * The target's threads at start: refused past max_events before they are
+ * listed (a thread needs at least one event on each online CPU), checked
+ * one by one as perf_event_open() would, and the exec id they share kept
+ * for embm_task_still_allowed().  The starter's context, with the
+ * target's exec_update_lock held.
+ */
+static int embm_start_tasks(struct embm_sampler *s)
+{
+	struct task_struct *leader;
+	unsigned int i, threads;
+	int err;
+
+	rcu_read_lock();
+	leader = pid_task(s->target, PIDTYPE_TGID);
+	threads = leader ? get_nr_threads(leader) : 0;
+	rcu_read_unlock();
+	if ((u64)threads * num_online_cpus() > s->cfg.max_events)
+		return -E2BIG;
+
+	err = embm_collect_tasks(s->target, &s->tasks, &s->nr_tasks);
+	if (err)
+		return err;
+	embm_sort_tasks(s);
+	err = embm_check_tasks(s, 0);
+	if (err)
+		goto out_put;
+	err = -ESRCH;
+	for (i = 0; i < s->nr_tasks; i++) {
+		if (!(s->tasks[i]->flags & PF_EXITING)) {
+			s->exec_id = s->tasks[i]->self_exec_id;
+			err = 0;
+			break;
+		}
+	}
+	if (err)
+		goto out_put;
+	s->via_ptrace = !perfmon_capable();
+	return 0;
+
+out_put:
+	embm_put_tasks(s);
+	return err;
 }
 
 static void embm_close_all(struct embm_sampler *s)
@@ -878,9 +1033,11 @@ static void embm_sampler_free(struct embm_sampler *s)
  * Return: the sampler; ERR_PTR(-EOPNOTSUPP) when no source (or not the
  * forced one) works here, with the reasons in st->why; ERR_PTR(-EINVAL)
  * for a knob the forced source refuses; ERR_PTR(-E2BIG) past max_events;
- * ERR_PTR(-EPERM) past the starter's mlock limit; ERR_PTR(-ESRCH) if the
- * target went away; ERR_PTR(-EAGAIN) if its threads could not be listed;
- * ERR_PTR(-ENOMEM).
+ * ERR_PTR(-EPERM) past the starter's mlock limit; ERR_PTR(-EACCES) (or an
+ * LSM's errno) if perf would refuse one of the target's threads, or the
+ * reading of samples; ERR_PTR(-ESRCH) if the target went away;
+ * ERR_PTR(-EAGAIN) if its threads could not be listed; ERR_PTR(-EINTR) if
+ * the starter was killed meanwhile; ERR_PTR(-ENOMEM).
  */
 struct embm_sampler *embm_sampler_start(struct pid *target, struct pid *owner,
 					unsigned long gen, const struct embm_config *cfg,
@@ -908,10 +1065,9 @@ struct embm_sampler *embm_sampler_start(struct pid *target, struct pid *owner,
 	    !zalloc_cpumask_var(&s->cpus_gone, GFP_KERNEL))
 		goto out_free;
 	if (s->target) {
-		err = embm_collect_tasks(s->target, &s->tasks, &s->nr_tasks);
+		err = embm_start_tasks(s);
 		if (err)
 			goto out_free;
-		embm_sort_tasks(s);
 	}
 
 	/* Not started yet: hotplug marks CPUs from here on, without waking it. */
@@ -984,6 +1140,52 @@ void embm_sampler_stop(struct embm_sampler *s)
 	embm_close_all(s);
 	embm_put_tasks(s);
 	embm_sampler_free(s);
+}
+
+/**
+ * embm_sampler_exit_reason() - who exited, when ksamplingd ended a session
+ * @s:		   the sampler, after embm_session_exited()
+ * @target_exited: set to whether the target exited
+ *
+ * ksamplingd sets both before it calls embm_session_exited(), and writes
+ * nothing after; the work item that reads them runs after it was queued.
+ *
+ * Context: process; embm_lock held.
+ * Return: true if the starter exited.
+ */
+bool embm_sampler_exit_reason(const struct embm_sampler *s, bool *target_exited)
+{
+	lockdep_assert_held(&embm_lock);
+
+	*target_exited = s->target_gone;
+	return s->owner_gone;
+}
+
+/**
+ * embm_sampler_perm_read() - may current read samples of the events?
+ * @s: a running sampler
+ *
+ * The LSM check perf_mmap() and read() make on an event
+ * (security_perf_event_read()), asked on one of the session's events.
+ *
+ * Context: process; embm_lock held; takes st->lock.
+ * Return: 0 or the LSM's errno.
+ */
+int embm_sampler_perm_read(struct embm_sampler *s)
+{
+	int cpu, err = 0;
+
+	lockdep_assert_held(&embm_lock);
+
+	mutex_lock(&s->st->lock);
+	for_each_possible_cpu(cpu) {
+		if (s->cpu[cpu].nr_events) {
+			err = security_perf_event_read(s->cpu[cpu].evs[0].event);
+			break;
+		}
+	}
+	mutex_unlock(&s->st->lock);
+	return err;
 }
 
 /**
