@@ -317,6 +317,8 @@ TEST_F(embm, process_whose_leader_exited_is_accepted)
 
 	EXPECT_EQ(0, embm_start(child, EMBM_NODE_NONE)) TH_LOG("%m");
 	self->started = child;
+	/* The thread that lives on has events. */
+	EXPECT_LT(0, embm_status_ll("events"));
 	EXPECT_EQ(0, embm_end(child));
 	self->started = INT_MIN;
 	close(wfd);
