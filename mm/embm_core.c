@@ -210,7 +210,7 @@ static int __embm_session_start(struct task_struct *task, int node)
 	embm_session.state = EMBM_RUNNING;
 	embm_session.ended_by = "-";
 	pr_info_ratelimited("session started: target %d, node %d, source %s (%s)\n",
-		embm_session.target_nr, node, st->source->name, st->why);
+			    embm_session.target_nr, node, st->source->name, st->why);
 	return 0;
 }
 

@@ -41,9 +41,11 @@ long perf_kernel_rb_read(struct perf_buffer *rb, perf_kernel_rb_fn fn, void *arg
 u64 perf_kernel_rb_pending(struct perf_buffer *rb);
 u64 perf_kernel_rb_lost(struct perf_buffer *rb);
 void perf_kernel_counter_enable(struct perf_event *event, bool enable);
-int perf_event_open_permitted(struct perf_event_attr *attr);
+#endif
+
+/* perf_event_open()'s permission checks, for counters made on a user's behalf. */
+int perf_event_open_permitted(const struct perf_event_attr *attr);
 int perf_event_target_permitted(struct perf_event_attr *attr,
 				struct task_struct *task);
-#endif
 
 #endif /* _LINUX_PERF_KERNEL_RB_H */

@@ -168,7 +168,7 @@ static int sweep(struct __test_metadata *_metadata, pid_t pid)
 		if (left > 0)		/* no nth allocation happened: all covered */
 			break;
 	}
-	TH_LOG("pid %d: %d allocations failed in turn: %d starts failed with ENOMEM, %d worked anyway",
+	TH_LOG("pid %d: %d allocations failed in turn: %d starts gave ENOMEM, %d worked",
 	       pid, n - 1, nomem, ok);
 	EXPECT_LT(0, nomem);
 	return n - 1;
