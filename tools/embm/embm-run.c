@@ -8,7 +8,9 @@
  *   embm-run --system [--duration S] [-- cmd [args]]
  *
  * For a command, sampling is on before its first instruction: the child
- * waits until embm_start(child, node) succeeded, then execs.
+ * waits until embm_start(child, node) succeeded, then execs.  Signals are
+ * passed on through a pidfd, which cannot reach another process once the
+ * child has been reaped and its pid reused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,7 +31,7 @@
 
 static const char *proc_dir = "/proc/embm";
 static sig_atomic_t got_signal;	/* __atomic_*_n(): set by on_signal() */
-static pid_t child_pid;
+static int child_pidfd = -1;	/* the command, for signals */
 
 static void print_usage(FILE *f)
 {
@@ -53,6 +55,11 @@ static void print_usage(FILE *f)
 		"  -o, --output FILE   write the report to FILE, not stdout\n"
 		"  -h, --help          this text\n"
 		"\n"
+		"With a command, SIGINT and SIGTERM sent to embm-run alone (kill PID) are\n"
+		"passed on to it once; those the terminal sends to its whole foreground\n"
+		"process group (Ctrl-C) reach the command by themselves and are not sent\n"
+		"again.\n"
+		"\n"
 		"Exits with the command's status (128 + signal if it was killed), or 1 when\n"
 		"embm could not sample; the reason is printed.\n");
 }
@@ -60,8 +67,8 @@ static void print_usage(FILE *f)
 /* After fatal()'s message: stop the command, if there is one, and exit. */
 static void die(void)
 {
-	if (child_pid > 0)
-		kill(child_pid, SIGKILL);
+	if (child_pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, child_pidfd, SIGKILL, NULL, 0);
 	exit(1);
 }
 
@@ -72,12 +79,17 @@ static void die(void)
 		die();							\
 	} while (0)
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	__atomic_store_n(&got_signal, sig, __ATOMIC_RELAXED);
-	/* Forward to the command: it decides whether to stop. */
-	if (child_pid > 0)
-		kill(child_pid, sig);
+	/*
+	 * Forward to the command, which decides whether to stop; but not
+	 * what the kernel sent (SI_KERNEL): the terminal's Ctrl-C goes to
+	 * its whole foreground process group, the command's too.
+	 */
+	if (child_pidfd >= 0 && si->si_code != SI_KERNEL)
+		syscall(SYS_pidfd_send_signal, child_pidfd, sig, NULL, 0);
 }
 
 /* Write a knob, returning its old value in @old (for restoring). */
@@ -252,13 +264,13 @@ int main(int argc, char **argv)
 		{}
 	};
 	struct knob knobs[] = { { .name = "source" }, { .name = "period" } };
-	int node = EMBM_NODE_NONE, opt, go[2], status = 0, rc = 0, pidfd = -1;
+	int node = EMBM_NODE_NONE, opt, go[2], status = 0, rc = 0, pidfd;
 	double duration = 0, interval = 0;
 	unsigned int top = 10;
 	const char *output = NULL;
 	bool json = false, system_wide = false;
-	pid_t pid = 0, target;
-	struct sigaction sa = { .sa_handler = on_signal };
+	pid_t pid = 0, target, child;
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	char what[512] = "";
 	FILE *out = stdout;
 
@@ -337,10 +349,10 @@ int main(int argc, char **argv)
 			 i ? " " : "", argv[i]);
 	if (pipe(go))
 		fatal("pipe: %m");
-	child_pid = fork();
-	if (child_pid < 0)
+	child = fork();
+	if (child < 0)
 		fatal("fork: %m");
-	if (child_pid == 0) {
+	if (child == 0) {
 		char c;
 
 		close(go[1]);
@@ -353,22 +365,24 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	close(go[0]);
-	target = system_wide ? EMBM_PID_SYSTEM : child_pid;
+	target = system_wide ? EMBM_PID_SYSTEM : child;
 	knobs_set(knobs, 2);
 	start_or_die(target, node, system_wide ? "the system" : what);
 	knobs_restore(knobs, 2);
-	pidfd = syscall(SYS_pidfd_open, child_pid, 0);
+	/* The child waits for go[] and cannot have been reaped yet. */
+	pidfd = syscall(SYS_pidfd_open, child, 0);
+	if (pidfd < 0)
+		fatal("pidfd_open: %m");
+	child_pidfd = pidfd;
 	if (write(go[1], "g", 1) != 1)
 		fatal("cannot start the command: %m");
 	close(go[1]);
 
-	if (pidfd >= 0)
-		wait_loop(pidfd, 0, interval, out, what, json, top);
-	while (waitpid(child_pid, &status, 0) < 0) {
+	wait_loop(pidfd, 0, interval, out, what, json, top);
+	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR)
 			fatal("waitpid: %m");
 	}
-	child_pid = 0;
 	/* After its exit the session has ended by itself; this collects it. */
 	if (syscall(__NR_embm_end, target) && errno != ENOENT)
 		fprintf(stderr, "embm-run: embm_end: %m\n");
