@@ -195,7 +195,7 @@ cmd_test() {
 	t_step "build CONFIG_EMBM=y (+ KUnit)" build_kernel y
 	t_step "build the selftests (static)" build_guest_progs
 	t_step "build CONFIG_EMBM=n" build_kernel n
-	t_step "build CONFIG_EMBM=y with lockdep and debug checks" build_kernel debug
+	t_step "build CONFIG_EMBM=y with lockdep, KASAN, kmemleak and fault injection" build_kernel debug
 	t_step "embm objects compile under Debian's amd64 config" build_debian_objs
 
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
