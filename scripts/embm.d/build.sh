@@ -64,16 +64,17 @@ build_kernel() {
 }
 
 # Static guest programs: the tools and the selftests, built against the
-# headers of obj-y.
+# exported headers of obj-y, or of obj-$1 ('build debug' alone has no obj-y).
 build_guest_progs() {
-	local out=$EMBM_BUILD/guest/bin d
+	local out=$EMBM_BUILD/guest/bin hdr=$EMBM_BUILD/obj-${1:-y}/usr/include d
+	[ -d "$hdr" ] || { log "no exported headers in $hdr"; return 1; }
 	mkdir -p "$out"
 	quiet make -C "$KSRC/tools/embm" OUTPUT="$out/" LDFLAGS=-static \
-		EXTRA_CFLAGS="-isystem $EMBM_BUILD/obj-y/usr/include" || return 1
+		EXTRA_CFLAGS="-isystem $hdr" || return 1
 	for d in "$KSRC"/tools/testing/selftests/embm; do
 		[ -d "$d" ] || continue
 		CFLAGS="-static" LDFLAGS="-static" quiet make -C "$d" \
-			OUTPUT="$out" KHDR_INCLUDES="-isystem $EMBM_BUILD/obj-y/usr/include" \
+			OUTPUT="$out" KHDR_INCLUDES="-isystem $hdr" \
 			|| return 1
 		cp "$d"/*_test.sh "$out/" 2>/dev/null
 	done
@@ -115,7 +116,7 @@ cmd_build() {
 	all)	build_kernel y && build_guest_progs && build_kernel n ;;
 	y)	build_kernel y && build_guest_progs ;;
 	n)	build_kernel n ;;
-	debug)	build_kernel debug && build_guest_progs ;;
+	debug)	build_kernel debug && build_guest_progs debug ;;
 	debian)	build_debian_objs ;;
 	*)	die "build: unknown target '$what' (all, y, n, debug, debian)" ;;
 	esac

@@ -11,8 +11,9 @@ usage: scripts/embm run [OPTIONS] [-- CMD [ARGS]]
 
   --kernel y|n|debug|FILE
                      kernel to boot: y = CONFIG_EMBM=y (default), n = the
-                     CONFIG_EMBM=n build, debug = y with lockdep and other
-                     debug checks (scripts/embm build debug), or a bzImage
+                     CONFIG_EMBM=n build, debug = y with lockdep, KASAN,
+                     kmemleak, fault injection and other debug checks
+                     (scripts/embm build debug), or a bzImage
   --numa SPEC        nodes as CPUS:MEM,...; default 2:1G,2:1G,0:1G: node 0
                      CPUs 0-1 + 1 GiB, node 1 CPUs 2-3 + 1 GiB, node 2 1 GiB
                      and no CPUs (how a CXL memory expander appears)

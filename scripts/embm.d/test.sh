@@ -120,9 +120,10 @@ t_syscall_numbers() {
 }
 
 # Report the results in a guest console log: KUnit cases (KTAP from the
-# boot) and selftest cases (TAP between run-tests markers).
+# boot), selftest cases (TAP between run-tests markers), the kmemleak scan
+# (required when WANT_KMEMLEAK is 1) and the kernel log check.
 t_guest_results() {
-	local logf=$1 what=$2 want_kunit=$3 line prog="" n=0 kunit
+	local logf=$1 what=$2 want_kunit=$3 want_kmemleak=$4 line prog="" n=0 kunit
 	# KUnit: test-case lines are indented; suites are not.
 	kunit=$(sed -n '/KTAP version/,/### embm-test /p' "$logf" |
 		sed 's/^\[[ 0-9.]*\] //' | grep -E '^ +(not )?ok [0-9]+ ')
@@ -145,6 +146,8 @@ t_guest_results() {
 			set -- $line
 			[ "$4" = 0 ] || [ "$4" = 4 ] || t_report fail "$3: exited $4"
 			prog="" ;;
+		"### embm-kmemleak clean") t_report ok "$what: kmemleak found no leak" ;;
+		"### embm-kmemleak bad "*) t_report fail "$what: kmemleak found ${line##* } suspected leaks" ;;
 		"### embm-dmesg bad") t_report fail "$what: kernel log has warnings/oopses" ;;
 		"### embm-dmesg clean") t_report ok "$what: kernel log clean" ;;
 		"ok "*"# SKIP"*) [ -n "$prog" ] && t_report skip "$prog: ${line#ok [0-9]* }" ;;
@@ -153,12 +156,18 @@ t_guest_results() {
 		esac
 	done <"$logf"
 	grep -q '^### embm-test-exit ' "$logf" || t_report fail "$what: no selftest reported"
+	if [ "$want_kmemleak" = 1 ] && ! grep -q '^### embm-kmemleak \(clean\|bad\)' "$logf"; then
+		t_report fail "$what: kernel has kmemleak but no scan reported"
+	fi
 }
 
-# t_boot NAME KERNEL WANT_KUNIT CMD...: boot, run, report what the guest said.
+# t_boot NAME KERNEL WANT_KUNIT CMD...: boot, run, report what the guest
+# said; a kernel built with kmemleak must report a scan.
 t_boot() {
 	local name=$1 kernel=$2 want_kunit=$3 logf=$T_LOGDIR/boot-$1.log t0=$SECONDS rc
+	local want_kmemleak=0
 	shift 3
+	grep -qx CONFIG_DEBUG_KMEMLEAK=y "$EMBM_BUILD/obj-$kernel/.config" && want_kmemleak=1
 	run_guest 0 --kernel "$kernel" --timeout 600 --log "$logf" \
 		--append "loglevel=7 kunit.enable=1" -- "$@" >/dev/null 2>"$logf.err"
 	rc=$?
@@ -168,7 +177,7 @@ t_boot() {
 		t_report fail "$name: guest run ended with $rc"
 		tail -n 30 "$logf" "$logf.err" | sed 's/^/    | /'
 	fi
-	t_guest_results "$logf" "$name" "$want_kunit"
+	t_guest_results "$logf" "$name" "$want_kunit" "$want_kmemleak"
 }
 
 cmd_test() {
@@ -195,7 +204,7 @@ cmd_test() {
 	t_step "build CONFIG_EMBM=y (+ KUnit)" build_kernel y
 	t_step "build the selftests (static)" build_guest_progs
 	t_step "build CONFIG_EMBM=n" build_kernel n
-	t_step "build CONFIG_EMBM=y with lockdep and debug checks" build_kernel debug
+	t_step "build CONFIG_EMBM=y with lockdep, KASAN, kmemleak and fault injection" build_kernel debug
 	t_step "embm objects compile under Debian's amd64 config" build_debian_objs
 
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
