@@ -168,7 +168,7 @@ t_boot() {
 	local want_kmemleak=0
 	shift 3
 	grep -qx CONFIG_DEBUG_KMEMLEAK=y "$EMBM_BUILD/obj-$kernel/.config" && want_kmemleak=1
-	run_guest 0 --kernel "$kernel" --timeout 600 --log "$logf" \
+	run_guest 0 --kernel "$kernel" --timeout 1200 --log "$logf" \
 		--append "loglevel=7 kunit.enable=1" -- "$@" >/dev/null 2>"$logf.err"
 	rc=$?
 	if [ $rc -le 1 ]; then
