@@ -170,11 +170,28 @@ void embm_mlock_release(struct embm_mlock *ml);
 
 /* ---- samples and records ---------------------------------------------- */
 
-/* What a sample says the access was. */
+/* What a sample says the access was: bits, as an op may load and store. */
 enum embm_op {
-	EMBM_OP_ANY,		/* unknown: a page fault, or no data source */
-	EMBM_OP_LOAD,
-	EMBM_OP_STORE,
+	EMBM_OP_ANY		= 0,	/* unknown: a page fault, no data source */
+	EMBM_OP_LOAD		= BIT(0),
+	EMBM_OP_STORE		= BIT(1),
+	EMBM_OP_LOAD_STORE	= EMBM_OP_LOAD | EMBM_OP_STORE,
+};
+
+/**
+ * enum embm_served - what served an access, from the sample's data source
+ * @EMBM_SERVED_UNKNOWN: no data source, or one that does not say (an L3
+ *			 miss of unknown destination, a store past L1).
+ * @EMBM_SERVED_CACHE:	 a cache: L1, fill buffer, L2, L3, another core's
+ *			 or socket's cache.  Counted apart from the traffic
+ *			 to memory.
+ * @EMBM_SERVED_MEM:	 memory: DRAM, PMEM or CXL, local or remote.  Only
+ *			 these samples feed the latency figures.
+ */
+enum embm_served {
+	EMBM_SERVED_UNKNOWN,
+	EMBM_SERVED_CACHE,
+	EMBM_SERVED_MEM,
 };
 
 /**
@@ -189,6 +206,9 @@ enum embm_op {
  * @weight:	latency in core cycles, 0 if the source gives none.
  * @data_src:	perf_mem_data_src bits, 0 if none.
  * @phys:	physical data address, 0 if none.
+ * @raw:	PERF_SAMPLE_RAW's data, inside the record (valid while the
+ *		record is); NULL if none.
+ * @raw_size:	its size in bytes, the padding perf adds included.
  */
 struct embm_sample {
 	u64 id;
@@ -200,20 +220,27 @@ struct embm_sample {
 	u64 weight;
 	u64 data_src;
 	u64 phys;
+	const void *raw;
+	u32 raw_size;
 };
 
-/* The sample_type every embm event uses; sources may add WEIGHT_STRUCT and DATA_SRC. */
+/*
+ * The sample_type every embm event uses; sources may add WEIGHT_STRUCT,
+ * DATA_SRC and RAW (all within large PEBS's flags but RAW, which only IBS
+ * asks for).
+ */
 #define EMBM_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
 				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
 				 PERF_SAMPLE_PHYS_ADDR)
 #define EMBM_SAMPLE_TYPE_MAX	(EMBM_SAMPLE_TYPE | PERF_SAMPLE_WEIGHT_STRUCT | \
-				 PERF_SAMPLE_DATA_SRC)
+				 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_RAW)
 
 u64 embm_record_id(const struct perf_event_header *hdr);
 int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
 		      struct embm_sample *s);
 int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost);
+enum embm_served embm_served_by(u64 data_src);
 
 /* ---- sources ------------------------------------------------------------ */
 
@@ -228,6 +255,9 @@ int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost);
  * @store:	takes the store period rather than the load period.
  * @latency_only: its samples add to latency, not to access counts (they
  *		are also counted by another event).
+ * @lead:	counts without sampling and leads, on each CPU and thread,
+ *		the group of the next descriptor's event (perf mem's
+ *		mem-loads-aux in front of the load-latency event).
  */
 struct embm_event_desc {
 	const char *name;
@@ -235,6 +265,7 @@ struct embm_event_desc {
 	enum embm_op op;
 	bool store;
 	bool latency_only;
+	bool lead;
 };
 
 /**
@@ -246,8 +277,10 @@ struct embm_event_desc {
  * @setup:	  fill @descs for this machine and @cfg; return how many or
  *		  a negative errno and set *@why to a reason that fits in a
  *		  line.  Called at session start, process context.
- * @op_of:	  classify a sample as load or store when the event does
- *		  not say (from its data_src); may be NULL.
+ * @op_of:	  classify a sample as load, store or both when the event
+ *		  does not say (from its data_src or raw data); may be NULL.
+ * @semantics:	  what a sample, "loads", "stores", "accesses" and the
+ *		  latency mean for this source, in a line: for the reports.
  *
  * A source that cannot work here fails @setup, or its events fail to be
  * created; the automatic choice then moves to the next source.
@@ -260,6 +293,7 @@ struct embm_source {
 	int (*setup)(const struct embm_config *cfg, struct embm_event_desc *descs,
 		     const char **why);
 	enum embm_op (*op_of)(const struct embm_sample *s);
+	const char *semantics;
 };
 
 extern const struct embm_source embm_src_pebs;
@@ -267,11 +301,12 @@ extern const struct embm_source embm_src_ibs;
 extern const struct embm_source embm_src_swfault;
 extern const struct embm_source *const embm_sources[EMBM_NR_SOURCES];
 
-int embm_pebs_setup_vfm(u32 vfm, const struct embm_config *cfg,
+int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *cfg,
 			struct embm_event_desc *descs, const char **why);
 int embm_ibs_setup_caps(bool has_ibs, const struct embm_config *cfg,
 			struct embm_event_desc *descs, const char **why);
 enum embm_op embm_op_from_data_src(u64 data_src);
+enum embm_op embm_ibs_op_of(const struct embm_sample *s);
 
 /* ---- attribution and statistics -------------------------------------- */
 
@@ -288,9 +323,17 @@ enum embm_tier {
 /**
  * struct embm_node_stats - what landed on one memory node
  * @samples:	samples whose address is on this node.
- * @loads:	of which loads; @stores: of which stores (the rest unknown).
- * @accesses:	estimated accesses: the sum of the samples' periods.
- * @lat_samples:samples with a latency; @lat_sum: their sum, in cycles.
+ * @cache:	of which served by a cache, as the data source says; the
+ *		figures below leave them out.
+ * @loads:	loads among the others.
+ * @stores:	stores among the others (an op may be both; the rest are
+ *		unknown).
+ * @accesses:	estimated accesses of the others: the sum of the samples'
+ *		periods, not yet scaled for multiplexing.
+ * @kind_accesses: @accesses by event kind, to scale each by its own
+ *		enabled/running ratio (embm_stats_node_accesses()).
+ * @lat_samples: samples served by memory with a latency.
+ * @lat_sum:	their latencies' sum, in cycles.
  * @lat_hist:	latency histogram, bucket i counts [2^i, 2^(i+1)) cycles.
  * @pages:	linear-counting bitmap of the pfns seen; NULL when it could
  *		not be allocated.
@@ -299,14 +342,35 @@ enum embm_tier {
  */
 struct embm_node_stats {
 	u64 samples;
+	u64 cache;
 	u64 loads;
 	u64 stores;
 	u64 accesses;
+	u64 kind_accesses[EMBM_MAX_EVENTS];
 	u64 lat_samples;
 	u64 lat_sum;
 	u64 lat_hist[EMBM_LAT_BUCKETS];
 	unsigned long *pages;
 	bool present;
+};
+
+/**
+ * struct embm_kind_stats - what perf says of one kind of event
+ * @name:	the descriptor's name; NULL for an unused slot.
+ * @count:	events counted, on every CPU and thread, children included.
+ * @enabled:	time enabled, summed over the events, in ns.
+ * @running:	time on the PMU, likewise: below @enabled when another
+ *		perf user or other events left no counter.
+ * @samples:	samples read from it.
+ * @lead:	a counting group leader (no samples of its own).
+ */
+struct embm_kind_stats {
+	const char *name;
+	u64 count;
+	u64 enabled;
+	u64 running;
+	u64 samples;
+	bool lead;
 };
 
 struct embm_hot;
@@ -325,13 +389,16 @@ struct embm_hot;
  * @no_phys:	samples without a physical address.
  * @bad_pfn:	samples whose pfn has no struct page.
  * @lost:	samples perf dropped (PERF_RECORD_LOST).
- * @throttled:	PERF_RECORD_THROTTLE; @unthrottled: PERF_RECORD_UNTHROTTLE.
+ * @throttled:	PERF_RECORD_THROTTLE records.
+ * @unthrottled: PERF_RECORD_UNTHROTTLE records.
  * @bad_records: records that could not be parsed.
  * @other:	records of other types.
- * @period:	the current load period; @store_period: store period.
+ * @period:	the current load period.
+ * @store_period: the current store period.
  * @period_changes: times the adaptive period moved.
  * @kthread_ns:	CPU time ksamplingd used.
- * @source:	the source in use; @why: why it was chosen.
+ * @source:	the source in use.
+ * @why:	why it was chosen.
  * @nr_events:	events open now.
  * @ring_pages_locked: ring-buffer pages charged to the starter now.
  * @cpus_skipped: CPUs that came online and could not get events.
@@ -340,6 +407,10 @@ struct embm_hot;
  *		because they exec()ed or stopped being dumpable since the
  *		start, or an exec() was under way.
  * @period_errors: period changes perf refused (the old period stayed).
+ * @cache:	samples a data source said a cache served.
+ * @kind:	per event kind (the source's descriptors); read from perf
+ *		every second and when events close.
+ * @nr_kinds:	how many kinds the source opened.
  * @cpus:	CPUs that had events during the session.
  */
 struct embm_stats {
@@ -370,6 +441,9 @@ struct embm_stats {
 	u64 scan_gave_up;
 	u64 threads_skipped;
 	u64 period_errors;
+	u64 cache;
+	struct embm_kind_stats kind[EMBM_MAX_EVENTS];
+	int nr_kinds;
 	cpumask_var_t cpus;
 };
 
@@ -395,7 +469,10 @@ enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window);
 void embm_stats_classify_nodes(struct embm_stats *st);
 const char *embm_tier_name(enum embm_tier tier);
 void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
-		      enum embm_op op, bool latency_only);
+		      int kind, enum embm_op op, bool latency_only);
+u64 embm_stats_node_accesses(const struct embm_stats *st,
+			     const struct embm_node_stats *ns);
+u64 embm_stats_share_basis(const struct embm_stats *st);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);
 int embm_stats_node_order(const struct embm_stats *st, int study, int *order);

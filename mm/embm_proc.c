@@ -115,6 +115,36 @@ static void embm_proc_end(int *order)
 	embm_proc_unlock();
 }
 
+/* Permille of @enabled that an event kind ran; 1000 when never enabled. */
+static u64 embm_running_permille(const struct embm_kind_stats *k)
+{
+	return k->enabled ? div64_u64(k->running * 1000, k->enabled) : 1000;
+}
+
+/*
+ * One line per event kind: what perf counted, how long it was enabled and
+ * on the PMU (another perf user or too many events multiplex it, and its
+ * accesses are then scaled up), and the samples read.  Then how many
+ * kinds ran less than all of their time.
+ */
+static void embm_show_kinds(struct seq_file *m, const struct embm_stats *st)
+{
+	unsigned int starved = 0;
+	int k;
+
+	for (k = 0; k < st->nr_kinds; k++) {
+		const struct embm_kind_stats *ks = &st->kind[k];
+		u64 pm = embm_running_permille(ks);
+
+		seq_printf(m, "event %s%s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu\n",
+			   ks->name, ks->lead ? " (leader)" : "", ks->count,
+			   div_u64(ks->enabled, NSEC_PER_MSEC),
+			   div_u64(ks->running, NSEC_PER_MSEC), pm / 10, pm % 10, ks->samples);
+		starved += ks->running < ks->enabled;
+	}
+	seq_printf(m, "kinds_multiplexed %u\n", starved);
+}
+
 static int embm_status_show(struct seq_file *m, void *v)
 {
 	const struct embm_session *se = &embm_session;
@@ -135,6 +165,8 @@ static int embm_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "node %d\n", se->node);
 	seq_printf(m, "source %s\n", st->source ? st->source->name : "-");
 	seq_printf(m, "source_reason %s\n", st->why);
+	seq_printf(m, "source_semantics %s\n",
+		   st->source && st->source->semantics ? st->source->semantics : "-");
 	seq_printf(m, "period %llu\n", st->period);
 	seq_printf(m, "store_period %llu\n", st->store_period);
 	seq_printf(m, "period_changes %llu\n", st->period_changes);
@@ -160,6 +192,9 @@ static int embm_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "ksamplingd_cpu_ms %llu\n", div_u64(st->kthread_ns, NSEC_PER_MSEC));
 	seq_printf(m, "ksamplingd_cpu_permille %llu\n",
 		   ms ? div64_u64(st->kthread_ns, ms * 1000) : 0);
+	seq_printf(m, "cache_served %llu\n", st->cache);
+	seq_printf(m, "share_basis %llu\n", embm_stats_share_basis(st));
+	embm_show_kinds(m, st);
 	embm_proc_unlock();
 	return 0;
 }
@@ -175,19 +210,19 @@ static int embm_nodes_show(struct seq_file *m, void *v)
 	if (IS_ERR_OR_NULL(order))
 		return PTR_ERR_OR_ZERO(order);
 	st = se->stats;
-	total = embm_stats_attributed(st);
-	seq_puts(m, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study\n");
+	total = embm_stats_share_basis(st);
+	seq_puts(m, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study cache\n");
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
-		u64 share = embm_share(ns->samples, total);
+		u64 share = embm_share(ns->samples - ns->cache, total);
 
-		seq_printf(m, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s\n",
+		seq_printf(m, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s %llu\n",
 			   order[i], embm_tier_name(st->tier[order[i]]), ns->samples,
 			   share / 100, share % 100, ns->loads, ns->stores,
-			   ns->accesses, ns->lat_samples,
+			   embm_stats_node_accesses(st, ns), ns->lat_samples,
 			   ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
 			   embm_stats_distinct_pages(ns),
-			   order[i] == se->node ? "*" : "-");
+			   order[i] == se->node ? "*" : "-", ns->cache);
 	}
 	embm_proc_end(order);
 	return 0;
@@ -312,27 +347,35 @@ void embm_print_summary(const struct embm_session *se)
 	if (!order)
 		return;
 	mutex_lock(&st->lock);
-	total = embm_stats_attributed(st);
+	total = embm_stats_share_basis(st);
 	pr_info("session %s: target %d, node %d, %llu ms, source %s, period %llu\n",
 		embm_state_name(se->state), se->target_nr, se->node,
 		embm_elapsed_ms(se), st->source->name, st->period);
-	pr_info("samples %llu, attributed %llu, no address %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
-		st->samples, total, st->no_phys + st->bad_pfn, st->lost,
-		st->throttled, div_u64(st->kthread_ns, NSEC_PER_MSEC));
-	pr_info("  node tier    samples   share    accesses  lat(cyc)     pages\n");
+	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
+		st->samples, embm_stats_attributed(st), st->cache,
+		st->no_phys + st->bad_pfn, st->lost, st->throttled,
+		div_u64(st->kthread_ns, NSEC_PER_MSEC));
+	for (i = 0; i < st->nr_kinds; i++) {
+		u64 pm = embm_running_permille(&st->kind[i]);
+
+		if (pm < 1000)
+			pr_info("event %s ran %llu.%llu%% of its enabled time: its accesses are scaled up\n",
+				st->kind[i].name, pm / 10, pm % 10);
+	}
+	pr_info("  node tier    samples   share    accesses  lat(cyc)     pages      cache\n");
 	n = embm_stats_node_order(st, se->node, order);
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
-		u64 share = embm_share(ns->samples, total);
+		u64 share = embm_share(ns->samples - ns->cache, total);
 		char lat[24] = "-";
 
 		if (ns->lat_samples)
 			snprintf(lat, sizeof(lat), "%llu", div64_u64(ns->lat_sum, ns->lat_samples));
-		pr_info("%c %4d %-4s %10llu %3llu.%02llu%% %11llu %9s %9llu\n",
+		pr_info("%c %4d %-4s %10llu %3llu.%02llu%% %11llu %9s %9llu %10llu\n",
 			order[i] == se->node ? '*' : ' ', order[i],
 			embm_tier_name(st->tier[order[i]]), ns->samples,
-			share / 100, share % 100, ns->accesses, lat,
-			embm_stats_distinct_pages(ns));
+			share / 100, share % 100, embm_stats_node_accesses(st, ns), lat,
+			embm_stats_distinct_pages(ns), ns->cache);
 	}
 	mutex_unlock(&st->lock);
 	kvfree(order);

@@ -49,8 +49,13 @@ u64 embm_record_id(const struct perf_event_header *hdr)
  *		  must be one of them
  * @s:		  filled in; fields the sample_type lacks are 0
  *
+ * A record must be exactly what its sample_type says: a record shorter
+ * or longer than its fields (a writer and a reader that disagree on the
+ * sample_type, or perf's header sizes never computed) is refused rather
+ * than read at the wrong offsets.
+ *
  * Return: 0; -EINVAL for a record of another type or an unknown
- * sample_type bit; -EBADMSG if the record is shorter than its sample_type
+ * sample_type bit; -EBADMSG if the record is not the size its sample_type
  * says.
  */
 int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
@@ -84,6 +89,20 @@ int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
 	}
 	if ((sample_type & PERF_SAMPLE_PERIOD) && !rec_u64(&p, end, &s->period))
 		return -EBADMSG;
+	if (sample_type & PERF_SAMPLE_RAW) {
+		u32 size;
+
+		/* u32 size, then size bytes that end on a u64 boundary. */
+		if (end - p < (long)sizeof(u32))
+			return -EBADMSG;
+		size = get_unaligned((const u32 *)p);
+		p += sizeof(u32);
+		if (end - p < (long)size || (sizeof(u32) + size) % sizeof(u64))
+			return -EBADMSG;
+		s->raw = size ? p : NULL;
+		s->raw_size = size;
+		p += size;
+	}
 	if (sample_type & PERF_SAMPLE_WEIGHT_STRUCT) {
 		if (!rec_u64(&p, end, &v))
 			return -EBADMSG;
@@ -94,7 +113,60 @@ int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
 		return -EBADMSG;
 	if ((sample_type & PERF_SAMPLE_PHYS_ADDR) && !rec_u64(&p, end, &s->phys))
 		return -EBADMSG;
-	return 0;
+	return p == end ? 0 : -EBADMSG;
+}
+
+/**
+ * embm_served_by() - what served an access, from its perf_mem_data_src
+ * @data_src: the sample's data source; 0 when it has none
+ *
+ * The level number (mem_lvl_num) where the driver sets one: Intel's load
+ * latency decoding and AMD IBS set it; then the older mem_lvl bits.  A
+ * level that missed (an L3 miss of unknown destination) says nothing of
+ * where the data came from.
+ *
+ * Return: EMBM_SERVED_MEM for DRAM, PMEM or CXL, local or remote;
+ * EMBM_SERVED_CACHE for a cache hit anywhere; else EMBM_SERVED_UNKNOWN.
+ */
+enum embm_served embm_served_by(u64 data_src)
+{
+	union perf_mem_data_src d = { .val = data_src };
+	const u64 ram = PERF_MEM_LVL_LOC_RAM | PERF_MEM_LVL_REM_RAM1 |
+			PERF_MEM_LVL_REM_RAM2;
+	const u64 cache = PERF_MEM_LVL_L1 | PERF_MEM_LVL_LFB | PERF_MEM_LVL_L2 |
+			  PERF_MEM_LVL_L3 | PERF_MEM_LVL_REM_CCE1 |
+			  PERF_MEM_LVL_REM_CCE2;
+
+	if (!data_src)
+		return EMBM_SERVED_UNKNOWN;
+	switch (d.mem_lvl_num) {
+	case PERF_MEM_LVLNUM_RAM:
+	case PERF_MEM_LVLNUM_PMEM:
+	case PERF_MEM_LVLNUM_CXL:
+		return EMBM_SERVED_MEM;
+	case PERF_MEM_LVLNUM_L1:
+	case PERF_MEM_LVLNUM_L2:
+	case PERF_MEM_LVLNUM_L3:
+	case PERF_MEM_LVLNUM_L4:
+	case PERF_MEM_LVLNUM_L2_MHB:
+	case PERF_MEM_LVLNUM_MSC:
+	case PERF_MEM_LVLNUM_ANY_CACHE:
+	case PERF_MEM_LVLNUM_LFB:
+		return d.mem_lvl & PERF_MEM_LVL_MISS ? EMBM_SERVED_UNKNOWN :
+						       EMBM_SERVED_CACHE;
+	case 0:
+	case PERF_MEM_LVLNUM_NA:
+		break;
+	default:		/* I/O, uncached */
+		return EMBM_SERVED_UNKNOWN;
+	}
+	if (d.mem_lvl & PERF_MEM_LVL_MISS)
+		return EMBM_SERVED_UNKNOWN;
+	if (d.mem_lvl & ram)
+		return EMBM_SERVED_MEM;
+	if ((d.mem_lvl & PERF_MEM_LVL_HIT) && (d.mem_lvl & cache))
+		return EMBM_SERVED_CACHE;
+	return EMBM_SERVED_UNKNOWN;
 }
 
 /**

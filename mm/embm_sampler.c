@@ -44,6 +44,7 @@
 
 #define EMBM_DRAIN_MS		10	/* how often ksamplingd drains */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
+#define EMBM_READ_MS		1000	/* how often it reads the counts */
 #define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
 #define EMBM_SCAN_ROUNDS	8	/* rounds of looking for new threads */
@@ -53,6 +54,13 @@
 struct embm_ev {
 	struct perf_event *event;
 	u64 id;
+};
+
+/* Counts of one kind of event, summed over its events. */
+struct embm_kind_sum {
+	u64 count;
+	u64 enabled;
+	u64 running;
 };
 
 /* The events of one CPU, room for them, and the buffer they share. */
@@ -95,6 +103,7 @@ struct embm_cpu {
  * @exec_id:	 the target's self_exec_id at start.
  * @via_ptrace:	 the starter had no CAP_PERFMON: perf's rule was ptrace
  *		 access, which a thread that stops being dumpable withdraws.
+ * @closed:	 per kind, the counts of events released so far.
  */
 struct embm_sampler {
 	struct task_struct *thread;
@@ -123,6 +132,7 @@ struct embm_sampler {
 	bool target_gone;
 	u32 exec_id;
 	bool via_ptrace;
+	struct embm_kind_sum closed[EMBM_MAX_EVENTS];
 };
 
 /* The sources, in the order the automatic choice tries them. */
@@ -199,19 +209,24 @@ static bool embm_task_still_allowed(struct embm_sampler *s, struct task_struct *
 
 /*
  * Open descriptor @d on @cpu for @task (NULL: every task), disabled, into
- * @c.  A task that is exiting has nothing to sample: 0, no event.  Once
- * the session runs, a task no longer allowed (embm_task_still_allowed())
- * or in an exec() is skipped and counted: 0, no event.  The first event
- * of a start asks the LSMs whether its samples may be read, as perf_mmap()
- * does.
+ * @c, in @leader's group if not NULL; *@made is set to the event or NULL.
+ * A task that is exiting has nothing to sample: 0, no event.  Once the
+ * session runs, a task no longer allowed (embm_task_still_allowed()) or in
+ * an exec() is skipped and counted: 0, no event.  The first event of a
+ * start asks the LSMs whether its samples may be read, as perf_mmap()
+ * does.  A counting leader has no period and no buffer.
  */
 static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
-			 int cpu, struct task_struct *task)
+			 int cpu, struct task_struct *task,
+			 struct perf_event *leader, struct perf_event **made)
 {
-	struct perf_event_attr attr = s->descs[d].attr;
+	const struct embm_event_desc *desc = &s->descs[d];
+	struct perf_event_attr attr = desc->attr;
 	struct rw_semaphore *exec_lock = NULL;
 	struct perf_event *event;
 	int err;
+
+	*made = NULL;
 
 	if (WARN_ON_ONCE(c->nr_events >= c->room))
 		return -ENOSPC;
@@ -231,8 +246,9 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	attr.size = sizeof(attr);
 	attr.disabled = 1;
 	attr.inherit = !!task;
-	attr.sample_period = s->descs[d].store ? s->st->store_period : s->st->period;
-	event = perf_event_create_kernel_counter(&attr, cpu, task, NULL, NULL);
+	if (!desc->lead)
+		attr.sample_period = desc->store ? s->st->store_period : s->st->period;
+	event = perf_event_create_kernel_group(&attr, cpu, task, leader, NULL, NULL);
 	if (IS_ERR(event)) {
 		err = PTR_ERR(event);
 		if (task && err == -ESRCH)
@@ -240,7 +256,7 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 		goto out_unlock;
 	}
 
-	err = perf_kernel_rb_attach(event, c->rb);
+	err = desc->lead ? 0 : perf_kernel_rb_attach(event, c->rb);
 	if (!err && !s->running && !s->nr_events)
 		err = security_perf_event_read(event);
 	if (!err)
@@ -252,10 +268,35 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	}
 	c->evs[c->nr_events++] = (struct embm_ev){ .event = event, .id = event->id };
 	s->nr_events++;
+	*made = event;
 out_unlock:
 	if (exec_lock)
 		up_read(exec_lock);
 	return err;
+}
+
+/*
+ * Open every kind of event on @cpu for @task (NULL: system-wide), a
+ * counting leader before the kind it leads.  When a leader could not be
+ * made for @task (it is exiting, or skipped), neither is its member.
+ */
+static int embm_open_kinds(struct embm_sampler *s, struct embm_cpu *c, int cpu,
+			   struct task_struct *task)
+{
+	struct perf_event *leader = NULL, *made;
+	int d, err;
+
+	for (d = 0; d < s->nr_descs; d++) {
+		bool member = d && s->descs[d - 1].lead;
+
+		if (member && !leader)
+			continue;
+		err = embm_open_one(s, c, d, cpu, task, member ? leader : NULL, &made);
+		if (err)
+			return err;
+		leader = s->descs[d].lead ? made : NULL;
+	}
+	return 0;
 }
 
 /* Ring-buffer pages of one CPU, the control page included. */
@@ -274,7 +315,7 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 {
 	struct embm_cpu *c = &s->cpu[cpu];
 	unsigned int t;
-	int d, err;
+	int err;
 
 	err = embm_cpu_reserve(s, c, s->nr_descs * (s->target ? s->nr_tasks - from : 1));
 	if (err)
@@ -291,22 +332,19 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 			return err;
 		}
 	}
-	for (d = 0; d < s->nr_descs; d++) {
-		if (!s->target) {
-			err = embm_open_one(s, c, d, cpu, NULL);
-			if (err)
-				return err;
-			continue;
-		}
-		for (t = from; t < s->nr_tasks; t++) {
-			/* A start of many threads can be killed, and yields. */
-			if (!s->running && fatal_signal_pending(current))
-				return -EINTR;
-			err = embm_open_one(s, c, d, cpu, s->tasks[t]);
-			if (err)
-				return err;
-			cond_resched();
-		}
+	if (!s->target) {
+		err = embm_open_kinds(s, c, cpu, NULL);
+		if (err)
+			return err;
+	}
+	for (t = from; s->target && t < s->nr_tasks; t++) {
+		/* A start of many threads can be killed, and yields. */
+		if (!s->running && fatal_signal_pending(current))
+			return -EINTR;
+		err = embm_open_kinds(s, c, cpu, s->tasks[t]);
+		if (err)
+			return err;
+		cond_resched();
 	}
 	cpumask_set_cpu(cpu, s->st->cpus);
 	return 0;
@@ -323,10 +361,75 @@ static void embm_enable_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 
 static void embm_drain_cpu(struct embm_sampler *s, int cpu);
 
+/* The descriptor of @ev, or NULL. */
+static const struct embm_event_desc *embm_ev_desc(struct embm_sampler *s,
+						  const struct embm_ev *ev)
+{
+	void *e = xa_load(&s->ids, ev->id);
+
+	return e ? &s->descs[xa_to_value(e)] : NULL;
+}
+
 /*
- * Disable (children too) and release the events of @cpu, then read what
- * they wrote last, releasing included (a large-PEBS flush, say), and free
- * the buffer.  Caller holds st->lock.
+ * Add @ev's count and times, its children's included, to @sums.  Context:
+ * process; takes perf's context mutex (and may IPI the event's CPU).
+ */
+static void embm_read_ev(struct embm_sampler *s, const struct embm_ev *ev,
+			 struct embm_kind_sum *sums)
+{
+	const struct embm_event_desc *desc = embm_ev_desc(s, ev);
+	struct embm_kind_sum *k;
+	u64 enabled, running;
+
+	if (!desc)
+		return;
+	k = &sums[desc - s->descs];
+	k->count += perf_event_read_value(ev->event, &enabled, &running);
+	k->enabled += enabled;
+	k->running += running;
+}
+
+/* Put @sums into the statistics.  Caller holds st->lock. */
+static void __embm_publish_kinds(struct embm_sampler *s,
+				 const struct embm_kind_sum *sums)
+{
+	int d;
+
+	for (d = 0; d < s->nr_descs; d++) {
+		s->st->kind[d].count = sums[d].count;
+		s->st->kind[d].enabled = sums[d].enabled;
+		s->st->kind[d].running = sums[d].running;
+	}
+}
+
+/*
+ * Read every open event's count and times, as perf stat does at its end,
+ * so that status shows how long each kind was really on the PMU.
+ * Context: ksamplingd; takes st->lock to publish.
+ */
+static void embm_read_kinds(struct embm_sampler *s)
+{
+	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
+	unsigned int i;
+	int cpu;
+
+	memcpy(sums, s->closed, sizeof(sums));
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < s->cpu[cpu].nr_events; i++) {
+			embm_read_ev(s, &s->cpu[cpu].evs[i], sums);
+			cond_resched();
+		}
+	}
+	mutex_lock(&s->st->lock);
+	__embm_publish_kinds(s, sums);
+	mutex_unlock(&s->st->lock);
+}
+
+/*
+ * Disable (children too) and release the events of @cpu, keeping their
+ * counts, then read what they wrote last, releasing included (a large-PEBS
+ * flush, say), and free the buffer.  Members go before their leaders.
+ * Caller holds st->lock.
  */
 static void embm_close_cpu(struct embm_sampler *s, int cpu)
 {
@@ -335,7 +438,9 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu)
 
 	for (i = 0; i < c->nr_events; i++)
 		perf_kernel_counter_enable(c->evs[i].event, false);
-	for (i = 0; i < c->nr_events; i++) {
+	for (i = 0; i < c->nr_events; i++)
+		embm_read_ev(s, &c->evs[i], s->closed);
+	for (i = c->nr_events; i-- > 0; ) {
 		perf_event_release_kernel(c->evs[i].event);
 		cond_resched();
 	}
@@ -378,14 +483,15 @@ static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 			return;
 		}
 		d = &s->descs[xa_to_value(entry)];
-		if (embm_parse_sample(hdr, d->attr.sample_type, &sample)) {
+		if (d->lead || embm_parse_sample(hdr, d->attr.sample_type, &sample)) {
 			st->bad_records++;
 			return;
 		}
 		op = d->op;
 		if (op == EMBM_OP_ANY && s->src->op_of)
 			op = s->src->op_of(&sample);
-		__embm_stats_add(st, &sample, op, d->latency_only);
+		st->kind[d - s->descs].samples++;
+		__embm_stats_add(st, &sample, d - s->descs, op, d->latency_only);
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
@@ -488,13 +594,15 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 	}
 }
 
-/* The period @ev takes, of a load and a store period. */
+/* The period @ev takes, of a load and a store period; 0: it counts only. */
 static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
 			    u64 period, u64 store)
 {
-	void *e = xa_load(&s->ids, ev->id);
+	const struct embm_event_desc *desc = embm_ev_desc(s, ev);
 
-	return e && s->descs[xa_to_value(e)].store ? store : period;
+	if (desc && desc->lead)
+		return 0;
+	return desc && desc->store ? store : period;
 }
 
 /**
@@ -520,8 +628,11 @@ static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
 		struct embm_cpu *c = &s->cpu[cpu];
 
 		for (i = 0; i < c->nr_events; i++) {
-			err = perf_event_period(c->evs[i].event,
-						embm_desc_period(s, &c->evs[i], period, store));
+			u64 p = embm_desc_period(s, &c->evs[i], period, store);
+
+			if (!p)
+				continue;
+			err = perf_event_period(c->evs[i].event, p);
 			if (err) {
 				bad_cpu = cpu;
 				bad = i;
@@ -541,10 +652,12 @@ out_undo:
 		struct embm_cpu *c = &s->cpu[cpu];
 
 		for (i = 0; i < c->nr_events; i++) {
+			u64 p = embm_desc_period(s, &c->evs[i], old, old_store);
+
 			if (cpu == bad_cpu && i == bad)
 				goto out_count;
-			perf_event_period(c->evs[i].event,
-					  embm_desc_period(s, &c->evs[i], old, old_store));
+			if (p)
+				perf_event_period(c->evs[i].event, p);
 		}
 	}
 out_count:
@@ -597,12 +710,16 @@ static bool ksamplingd_gone(struct pid *tgid)
 static int ksamplingd(void *data)
 {
 	struct embm_sampler *s = data;
-	u64 last_ns = ktime_get_ns(), last_run = 0;
+	u64 last_ns = ktime_get_ns(), last_run = 0, last_read = last_ns;
 
 	while (!kthread_should_stop()) {
 		embm_drain_all(s);
 		ksamplingd_hotplug(s);
 		ksamplingd_adapt(s, &last_ns, &last_run);
+		if (ktime_get_ns() - last_read >= EMBM_READ_MS * NSEC_PER_MSEC) {
+			embm_read_kinds(s);
+			last_read = ktime_get_ns();
+		}
 		s->target_gone = ksamplingd_gone(s->target);
 		s->owner_gone = ksamplingd_gone(s->owner);
 		if (s->target_gone || s->owner_gone) {
@@ -911,6 +1028,7 @@ static void embm_close_all(struct embm_sampler *s)
 	for_each_possible_cpu(cpu)
 		embm_close_cpu(s, cpu);
 	embm_count_events(s);
+	__embm_publish_kinds(s, s->closed);
 	mutex_unlock(&s->st->lock);
 }
 
@@ -924,9 +1042,17 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	int cpu, d, err;
 
 	s->src = src;
+	s->nr_descs = 0;
+	memset(s->closed, 0, sizeof(s->closed));
+	memset(s->st->kind, 0, sizeof(s->st->kind));
+	s->st->nr_kinds = 0;
 	err = src->setup(&s->cfg, s->descs, why);
 	if (err < 0)
 		return err;
+	if (WARN_ON_ONCE(!err || err > EMBM_MAX_EVENTS || s->descs[err - 1].lead)) {
+		*why = "its descriptors are malformed";
+		return -EINVAL;
+	}
 	s->nr_descs = err;
 	for (d = 0; d < s->nr_descs; d++) {
 		/* embm's permission checks would not be perf's for it. */
@@ -934,7 +1060,10 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 			*why = "its attributes need checks embm does not make";
 			return -EINVAL;
 		}
+		s->st->kind[d].name = s->descs[d].name;
+		s->st->kind[d].lead = s->descs[d].lead;
 	}
+	s->st->nr_kinds = s->nr_descs;
 	s->st->period = embm_align_period(s, s->cfg.period ?: src->period);
 	s->st->store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
 	s->base_period = s->st->period;

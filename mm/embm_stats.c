@@ -45,6 +45,8 @@ const char *embm_tier_name(enum embm_tier tier)
  * no CPUs, or below the top memory tier, is ``far``: how a CXL expander
  * looks when firmware does not describe it as CXL, and how QEMU's
  * memory-only nodes look.  Everything else is ``dram``.
+ *
+ * Return: the node's tier.
  */
 enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window)
 {
@@ -223,6 +225,55 @@ u64 embm_stats_attributed(const struct embm_stats *st)
 }
 
 /**
+ * embm_stats_share_basis() - samples the node shares are computed over
+ * @st: the statistics; caller holds st->lock
+ *
+ * The attributed samples less those a data source said a cache served:
+ * for IBS, which samples every op, shares are then of the traffic that
+ * left the caches; for sources without a data source, of every sample.
+ *
+ * Return: the sum over the nodes of samples - cache.
+ */
+u64 embm_stats_share_basis(const struct embm_stats *st)
+{
+	u64 sum = 0;
+	int nid;
+
+	for (nid = 0; nid < st->nr_nodes; nid++)
+		sum += st->node[nid].samples - st->node[nid].cache;
+	return sum;
+}
+
+/**
+ * embm_stats_node_accesses() - a node's estimated accesses
+ * @st: the statistics; caller holds st->lock
+ * @ns: one of its nodes
+ *
+ * Each kind of event's share, sum of periods, scaled by that kind's
+ * time_enabled / time_running as perf stat scales a multiplexed count: a
+ * kind that was on the PMU half the time it was enabled stands for twice
+ * its samples.  A kind never on the PMU has no samples to scale.
+ *
+ * Return: the estimate.
+ */
+u64 embm_stats_node_accesses(const struct embm_stats *st,
+			     const struct embm_node_stats *ns)
+{
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < EMBM_MAX_EVENTS; k++) {
+		const struct embm_kind_stats *ks = &st->kind[k];
+		u64 acc = ns->kind_accesses[k];
+
+		if (acc && ks->running && ks->running < ks->enabled)
+			acc = mul_u64_u64_div_u64(acc, ks->enabled, ks->running);
+		sum += acc;
+	}
+	return sum;
+}
+
+/**
  * embm_stats_node_order() - the nodes of the reports, in report order
  * @st:	   the statistics; caller holds st->lock
  * @study: the node under study (first), or NUMA_NO_NODE
@@ -249,6 +300,8 @@ int embm_stats_node_order(const struct embm_stats *st, int study, int *order)
 /**
  * embm_lat_bucket() - the log2 histogram bucket of a latency
  * @cycles: latency in cycles; 0 and 1 go to bucket 0
+ *
+ * Return: ilog2(@cycles), at most EMBM_LAT_BUCKETS - 1.
  */
 unsigned int embm_lat_bucket(u64 cycles)
 {
@@ -257,17 +310,24 @@ unsigned int embm_lat_bucket(u64 cycles)
 
 /**
  * __embm_stats_add() - count one sample
- * @st: the statistics; caller holds st->lock
- * @s:  the sample
- * @op: load, store or unknown
+ * @st:	  the statistics; caller holds st->lock
+ * @s:	  the sample
+ * @kind: index of the event kind that took it, < EMBM_MAX_EVENTS
+ * @op:	  load, store, both or unknown
  * @latency_only: add to latency only; another event counts the access
+ *
+ * A sample that a data source says a cache served counts in the node's
+ * samples, pages and cache count only.  Latency comes only from samples
+ * served by memory (DRAM, PMEM, CXL): a cache hit's latency is not the
+ * memory's.
  *
  * Context: ksamplingd (process), st->lock held; may sleep, the first time
  * a node that had no memory at start gets a sample.
  */
 void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
-		      enum embm_op op, bool latency_only)
+		      int kind, enum embm_op op, bool latency_only)
 {
+	enum embm_served served = embm_served_by(s->data_src);
 	struct embm_node_stats *ns;
 	struct page *page;
 	unsigned long pfn;
@@ -297,7 +357,7 @@ void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	ns = &st->node[nid];
 	if (unlikely(!ns->present))
 		__embm_stats_add_node(st, nid);
-	if (s->weight) {
+	if (s->weight && served == EMBM_SERVED_MEM) {
 		ns->lat_samples++;
 		ns->lat_sum += s->weight;
 		ns->lat_hist[embm_lat_bucket(s->weight)]++;
@@ -306,13 +366,20 @@ void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		return;
 
 	ns->samples++;
-	ns->accesses += period;
-	if (op == EMBM_OP_LOAD)
-		ns->loads++;
-	else if (op == EMBM_OP_STORE)
-		ns->stores++;
 	if (ns->pages)
 		__set_bit(embm_page_bit(pfn), ns->pages);
+	if (served == EMBM_SERVED_CACHE) {
+		ns->cache++;
+		st->cache++;
+		return;
+	}
+	ns->accesses += period;
+	if (kind >= 0 && kind < EMBM_MAX_EVENTS)
+		ns->kind_accesses[kind] += period;
+	if (op & EMBM_OP_LOAD)
+		ns->loads++;
+	if (op & EMBM_OP_STORE)
+		ns->stores++;
 
 	cnid = s->cpu < nr_cpu_ids ? st->cpu_node[s->cpu] : NUMA_NO_NODE;
 	if (cnid >= 0 && cnid < st->nr_nodes)
@@ -350,6 +417,8 @@ static u64 embm_log2_q32(u32 v)
  * after hashing every pfn, about m * ln(m / z) distinct pfns were seen.
  * With m = 2^20 the estimate is within 1% up to about a million pages; a
  * full bitmap reports m * ln(m), a floor.
+ *
+ * Return: the estimate; 0 without a bitmap or with nothing seen.
  */
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns)
 {

@@ -84,6 +84,7 @@ static void rb_copy_out(struct perf_buffer *rb, u64 off, void *dst, size_t len)
  * @rb: the buffer
  *
  * Context: any.
+ * Return: data_head - data_tail, in bytes.
  */
 u64 perf_kernel_rb_pending(struct perf_buffer *rb)
 {

@@ -248,12 +248,91 @@ static void kernel_rb_event_test(struct kunit *test)
 	perf_kernel_rb_put(rb);
 }
 
+/*
+ * perf_event_create_kernel_group(): a sampling cpu-clock counter led by a
+ * counting one, on the same CPU.  The member writes its samples into a
+ * kernel buffer while its leader counts; groups perf_event_open() would
+ * refuse are refused.
+ */
+static void kernel_group_test(struct kunit *test)
+{
+	struct perf_event_attr lead_attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(lead_attr),
+		.disabled = 1,
+	};
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = 100 * NSEC_PER_USEC,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		.disabled = 1,
+	};
+	struct sample_check c = {
+		.size = sizeof(struct perf_event_header) + 2 * sizeof(u64),
+	};
+	struct perf_event *leader, *member, *bad;
+	struct perf_buffer *rb;
+	u64 scratch[16], count, enabled, running;
+	int cpu = raw_smp_processor_id(), other;
+
+	leader = perf_event_create_kernel_group(&lead_attr, cpu, NULL, NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(leader));
+	member = perf_event_create_kernel_group(&attr, cpu, NULL, leader, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(member));
+	KUNIT_EXPECT_PTR_EQ(test, member->group_leader, leader);
+	KUNIT_EXPECT_EQ(test, 1, leader->nr_siblings);
+
+	/* A member cannot lead; pinned members and other CPUs are refused. */
+	bad = perf_event_create_kernel_group(&attr, cpu, NULL, member, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR_OR_ZERO(bad));
+	attr.pinned = 1;
+	bad = perf_event_create_kernel_group(&attr, cpu, NULL, leader, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR_OR_ZERO(bad));
+	attr.pinned = 0;
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	if (other < nr_cpu_ids) {
+		bad = perf_event_create_kernel_group(&attr, other, NULL, leader, NULL, NULL);
+		KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR_OR_ZERO(bad));
+	}
+	/* A task's group must agree on inherit, as with perf_event_open(). */
+	lead_attr.inherit = 1;
+	bad = perf_event_create_kernel_group(&lead_attr, -1, current, NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(bad));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			PTR_ERR_OR_ZERO(perf_event_create_kernel_group(&attr, -1, current,
+								      bad, NULL, NULL)));
+	perf_event_release_kernel(bad);
+	KUNIT_EXPECT_EQ(test, 1, leader->nr_siblings);
+
+	rb = perf_kernel_rb_alloc(8, cpu);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rb));
+	KUNIT_ASSERT_EQ(test, 0, perf_kernel_rb_attach(member, rb));
+	perf_event_enable(member);
+	perf_event_enable(leader);
+	msleep(50);
+	perf_event_disable(leader);
+	count = perf_event_read_value(leader, &enabled, &running);
+	KUNIT_EXPECT_GT(test, count, 0ULL);
+	KUNIT_EXPECT_EQ(test, enabled, running);
+	KUNIT_EXPECT_GT(test, perf_kernel_rb_read(rb, check_sample, &c, scratch,
+						  sizeof(scratch)), 0L);
+	KUNIT_EXPECT_GT(test, c.samples, 10U);
+	KUNIT_EXPECT_EQ(test, 0U, c.bad_size);
+	perf_event_release_kernel(member);
+	perf_event_release_kernel(leader);
+	perf_kernel_rb_put(rb);
+}
+
 static struct kunit_case kernel_rb_test_cases[] = {
 	KUNIT_CASE(kernel_rb_wrap_test),
 	KUNIT_CASE(kernel_rb_corrupt_test),
 	KUNIT_CASE(kernel_rb_oversized_test),
 	KUNIT_CASE(kernel_rb_bad_alloc_test),
 	KUNIT_CASE(kernel_rb_event_test),
+	KUNIT_CASE(kernel_group_test),
 	{}
 };
 

@@ -43,6 +43,8 @@ static int read_status(struct embm_report *r, const char *dir)
 		{ "bad_records", &r->bad_records }, { "events", &r->events },
 		{ "ksamplingd_cpu_ms", &r->cpu_ms },
 		{ "ksamplingd_cpu_permille", &r->cpu_permille },
+		{ "cache_served", &r->cache_served },
+		{ "kinds_multiplexed", &r->kinds_multiplexed },
 	};
 	char line[512], key[64];
 	FILE *f = open_file(dir, "status");
@@ -69,6 +71,14 @@ static int read_status(struct embm_report *r, const char *dir)
 			snprintf(r->source, sizeof(r->source), "%s", line + off);
 		else if (!strcmp(key, "source_reason"))
 			snprintf(r->reason, sizeof(r->reason), "%s", line + off);
+		else if (!strcmp(key, "source_semantics"))
+			snprintf(r->semantics, sizeof(r->semantics), "%s", line + off);
+		else if (!strcmp(key, "event") && !strstr(line, "running_pct 100.0 ")) {
+			size_t len = strlen(r->multiplexed);
+
+			snprintf(r->multiplexed + len, sizeof(r->multiplexed) - len,
+				 "  %s\n", line + off);
+		}
 		else if (!strcmp(key, "cpus"))
 			snprintf(r->cpus, sizeof(r->cpus), "%s", line + off);
 		for (i = 0; i < ARRAY_SIZE(nums); i++)
@@ -94,10 +104,10 @@ static int read_nodes(struct embm_report *r, const char *dir)
 	}
 	while (fgets(line, sizeof(line), f) && r->nr_nodes < EMBM_TOOLS_MAX_NODES) {
 		n = &r->nodes[r->nr_nodes];
-		if (sscanf(line, "%d %15s %llu %lf %llu %llu %llu %llu %llu %llu %3s",
+		if (sscanf(line, "%d %15s %llu %lf %llu %llu %llu %llu %llu %llu %3s %llu",
 			   &n->node, n->tier, &n->samples, &n->share, &n->loads,
 			   &n->stores, &n->accesses, &n->lat_samples, &n->lat_mean,
-			   &n->pages, study) != 11)
+			   &n->pages, study, &n->cache) != 12)
 			continue;
 		n->study = study[0] == '*';
 		r->nr_nodes++;
@@ -239,13 +249,19 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	fprintf(f, "session %s, target %d, node %d, %llu.%03llu s, source %s (period %llu, %s)\n",
 		r->state, r->target, r->node, r->elapsed_ms / 1000, r->elapsed_ms % 1000,
 		r->source, r->period, r->reason);
+	if (r->semantics[0])
+		fprintf(f, "%s: %s\n", r->source, r->semantics);
 	fprintf(f,
-		"samples %llu: attributed %llu, no address %llu; lost %llu, throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n\n",
-		r->samples, r->attributed, r->no_phys + r->bad_pfn, r->lost,
+		"samples %llu: attributed %llu (cache-served %llu), no address %llu; lost %llu, throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n",
+		r->samples, r->attributed, r->cache_served, r->no_phys + r->bad_pfn, r->lost,
 		r->throttled, r->cpu_ms, r->cpu_permille / 10, r->cpu_permille % 10);
+	if (r->kinds_multiplexed)
+		fprintf(f, "multiplexed (another perf user or too few counters; accesses scaled up):\n%s",
+			r->multiplexed);
+	fprintf(f, "\n");
 
 	fprintf(f,
-		"  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages\n");
+		"  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages      cache\n");
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
@@ -253,7 +269,7 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 			n->node, n->tier, n->samples, n->share, n->loads, n->stores,
 			n->accesses);
 		print_lat(f, n);
-		fprintf(f, " %9llu\n", n->pages);
+		fprintf(f, " %9llu %10llu\n", n->pages, n->cache);
 	}
 	if (r->nr_rows) {
 		fprintf(f, "\nsamples by CPU node (rows) and memory node (columns):\n%8s", "");
@@ -329,6 +345,10 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 	json_str(f, r->source);
 	fprintf(f, ", \"source_reason\": ");
 	json_str(f, r->reason);
+	fprintf(f, ", \"source_semantics\": ");
+	json_str(f, r->semantics);
+	fprintf(f, ", \"cache_served\": %llu, \"kinds_multiplexed\": %llu",
+		r->cache_served, r->kinds_multiplexed);
 	fprintf(f, ",\n \"period\": %llu, \"store_period\": %llu, \"elapsed_ms\": %llu, ",
 		r->period, r->store_period, r->elapsed_ms);
 	fprintf(f, "\"samples\": %llu, \"attributed\": %llu, \"no_phys\": %llu, \"lost\": %llu, ",
@@ -344,8 +364,8 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 			n->share, n->loads, n->stores);
 		fprintf(f, "\"accesses\": %llu, \"lat_samples\": %llu, \"lat_mean_cycles\": %llu, ",
 			n->accesses, n->lat_samples, n->lat_mean);
-		fprintf(f, "\"pages\": %llu, \"study\": %s}%s\n", n->pages,
-			n->study ? "true" : "false", i + 1 < r->nr_nodes ? "," : "");
+		fprintf(f, "\"pages\": %llu, \"cache\": %llu, \"study\": %s}%s\n", n->pages,
+			n->cache, n->study ? "true" : "false", i + 1 < r->nr_nodes ? "," : "");
 	}
 	fprintf(f, " ],\n \"matrix\": [\n");
 	for (i = 0; i < r->nr_rows; i++) {

@@ -15,7 +15,7 @@ struct embm_node {
 	int node;
 	char tier[16];
 	unsigned long long samples, loads, stores, accesses, lat_samples,
-			   lat_mean, pages;
+			   lat_mean, pages, cache;
 	double share;
 	bool study;
 };
@@ -36,6 +36,9 @@ struct embm_report {
 	int node;
 	char source[16];
 	char reason[256];
+	char semantics[256];
+	char multiplexed[512];	/* "event ..." lines of kinds that ran part-time */
+	unsigned long long cache_served, kinds_multiplexed;
 	unsigned long long period, store_period, period_changes, elapsed_ms,
 			   samples, attributed, no_phys, bad_pfn, lost, throttled,
 			   bad_records, cpu_ms, cpu_permille, events;

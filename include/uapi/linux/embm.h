@@ -32,6 +32,6 @@
 #define EMBM_NODE_NONE		(-1)
 
 /* Version of the text layout of the files in /proc/embm/. */
-#define EMBM_PROC_VERSION	1
+#define EMBM_PROC_VERSION	2
 
 #endif /* _UAPI_LINUX_EMBM_H */

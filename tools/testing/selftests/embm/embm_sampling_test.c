@@ -432,6 +432,40 @@ TEST_F(sampling, period_estimates_within_one_period)
 	}
 }
 
+/*
+ * perf's own count of each event kind, read at the end, agrees with the
+ * samples: at period 1 every fault is one sample, none is lost, the
+ * events were on the whole time (software events never multiplex), and
+ * page faults say nothing of caches.
+ */
+TEST_F(sampling, perf_counts_agree_with_samples)
+{
+	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	unsigned long long count, enabled, running, pct, pct10, samples, truth = 0;
+	int scale = 1, n;
+	char line[256];
+	struct child c;
+
+	ASSERT_EQ(0, embm_set_knob("period", "1"));
+	ASSERT_EQ(0, spawn(&c, workload, &scale));
+	measure(_metadata, &c, self->study, before, after);
+	for (n = 0; n < EMBM_MAX_NODES; n++)
+		truth += memory_nodes[n] ? truth_pages(n) : 0;
+	ASSERT_EQ(0, embm_status("event minor-faults", line, sizeof(line)));
+	ASSERT_EQ(6, sscanf(line, "count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu",
+			    &count, &enabled, &running, &pct, &pct10, &samples))
+		TH_LOG("status: event minor-faults %s", line);
+	EXPECT_GE(count, truth);
+	EXPECT_EQ(0, embm_status_ll("lost"));
+	EXPECT_EQ(count, samples) TH_LOG("counted %llu, sampled %llu", count, samples);
+	EXPECT_EQ(enabled, running);
+	EXPECT_EQ(100ULL, pct);
+	EXPECT_EQ(0, embm_status_ll("kinds_multiplexed"));
+	EXPECT_EQ(0, embm_status_ll("cache_served"));
+	ASSERT_EQ(0, embm_status("source_semantics", line, sizeof(line)));
+	EXPECT_EQ(0, strncmp(line, "samples: completed page faults", 30)) TH_LOG("%s", line);
+}
+
 /* The adaptive period moves up under load and the estimate stays near. */
 TEST_F(sampling, adaptive_period_keeps_estimates)
 {

@@ -178,9 +178,9 @@ check "embm-stat --once and --json" sh -c \
 # 12: every /proc/embm file starts with the version the tools know
 v=1
 for f in status nodes matrix latency hotpages; do
-	[ "$(head -n 1 /proc/embm/$f)" = "version 1" ] || v=0
+	[ "$(head -n 1 /proc/embm/$f)" = "version 2" ] || v=0
 done
-check "procfs files are version 1" [ $v = 1 ]
+check "procfs files are version 2 (EMBM_PROC_VERSION)" [ $v = 1 ]
 
 echo "# Totals: pass:$((n - failed)) fail:$failed"
 [ $failed = 0 ]
