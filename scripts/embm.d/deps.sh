@@ -19,6 +19,7 @@ cpio:/usr/bin/cpio
 xz-utils:/usr/bin/xz
 kmod:/usr/bin/kmod
 python3:/usr/bin/python3
+python3-sphinx:/usr/bin/sphinx-build
 git:/usr/bin/git
 patch:/usr/bin/patch
 perl:/usr/bin/perl

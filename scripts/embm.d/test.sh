@@ -105,6 +105,54 @@ t_git_am() {
 	return $rc
 }
 
+# embm's rst pages build with no warning.  Sphinx (Debian's python3-sphinx)
+# reads them as the kernel's "make htmldocs" does, with the kernel's own
+# extensions and settings (scripts/embm.d/sphinx/conf.py), so the kernel's
+# roles and directives, :doc: links between the pages and section links are
+# all checked, which docutils alone cannot do; but only these pages, with the
+# dummy builder (reads, resolves, writes nothing), so it takes about two
+# seconds instead of the whole tree's many minutes, and needs no kernel
+# build.  The pages are the overlay's Documentation/**/*.rst, placed as in
+# the tree under a toctree of their own; upstream pages the series changes
+# (*.rst.diff) are left out, as they link to the rest of the tree.
+t_docs_rst() {
+	local d f doc rc
+	[ -x /usr/bin/sphinx-build ] || { echo "no sphinx-build: run scripts/embm deps"; return 1; }
+	[ -f "$KSRC/Documentation/sphinx/automarkup.py" ] || { echo "no kernel tree in $KSRC"; return 1; }
+	d=$(mktemp -d)
+	mkdir -p "$d/src"
+	printf 'embm\n====\n\n.. toctree::\n\n' >"$d/src/index.rst"
+	for f in $(cd "$EMBM_TOP" && find Documentation -name '*.rst' | LC_ALL=C sort); do
+		doc=${f#Documentation/}
+		mkdir -p "$d/src/$(dirname "$doc")"
+		cp "$EMBM_TOP/$f" "$d/src/$doc"
+		printf '   %s\n' "${doc%.rst}" >>"$d/src/index.rst"
+		echo "$f"
+	done
+	PYTHONDONTWRITEBYTECODE=1 EMBM_KSRC=$KSRC /usr/bin/sphinx-build -b dummy \
+		-c "$EMBM_TOP/scripts/embm.d/sphinx" -W --keep-going -q -E \
+		-d "$d/doctrees" "$d/src" "$d/out" 2>&1 | sed "s|$d/src/|Documentation/|g"
+	rc=${PIPESTATUS[0]}
+	rm -rf "$d"
+	return "$rc"
+}
+
+# kernel-doc -Wall (missing members, parameters and return values, short
+# descriptions) on every embm kernel file reports nothing.  One file per
+# run, as kbuild's W=1 does: run on several files at once, kernel-doc
+# shifts the line numbers of the later ones.
+t_kernel_doc() {
+	local f out bad=0
+	for f in $(cd "$EMBM_TOP" && ls mm/embm*.[ch] kernel/events/kernel_rb*.c \
+			include/linux/perf_kernel_rb.h include/uapi/linux/embm.h 2>/dev/null); do
+		echo "kernel-doc -Wall -Werror -none $f"
+		out=$(cd "$EMBM_TOP" && perl "$KSRC/scripts/kernel-doc" -Wall -Werror -none "$f" 2>&1) ||
+			bad=1
+		[ -z "$out" ] || { echo "$out"; bad=1; }
+	done
+	return $bad
+}
+
 # The uapi fallback numbers equal the syscall table's.
 t_syscall_numbers() {
 	local name tbl uapi bad=0
@@ -189,6 +237,8 @@ cmd_test() {
 
 	t_step "the series files cover the overlay" series_check
 	t_step "export the patch and the series" cmd_patch
+	t_step "embm's rst pages build with Sphinx, no warning" t_docs_rst
+	t_step "kernel-doc -Wall on every embm kernel file: no warning" t_kernel_doc
 	for p in "$EMBM_BUILD"/patches/*.patch; do
 		t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p" ENOSYS,FILE_PATH_CHANGES
 	done
