@@ -15,6 +15,7 @@
 #include <linux/numa.h>
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <asm/amd-ibs.h>
 #include <asm/io.h>

@@ -370,23 +370,69 @@ static const struct embm_event_desc *embm_ev_desc(struct embm_sampler *s,
 	return e ? &s->descs[xa_to_value(e)] : NULL;
 }
 
+/* One event's reading, for the per-thread sums. */
+struct embm_reading {
+	const struct task_struct *task;
+	int kind;
+	u64 count;
+	u64 enabled;
+	u64 running;
+};
+
+static int embm_reading_cmp(const void *a, const void *b)
+{
+	const struct embm_reading *x = a, *y = b;
+
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x->kind - y->kind;
+}
+
 /*
- * Add @ev's count and times, its children's included, to @sums.  Context:
+ * Read @ev (perf adds its children's count and times) into @r.  Context:
  * process; takes perf's context mutex (and may IPI the event's CPU).
  */
-static void embm_read_ev(struct embm_sampler *s, const struct embm_ev *ev,
-			 struct embm_kind_sum *sums)
+static bool embm_read_ev(struct embm_sampler *s, const struct embm_ev *ev,
+			 struct embm_reading *r)
 {
 	const struct embm_event_desc *desc = embm_ev_desc(s, ev);
-	struct embm_kind_sum *k;
-	u64 enabled, running;
 
 	if (!desc)
-		return;
-	k = &sums[desc - s->descs];
-	k->count += perf_event_read_value(ev->event, &enabled, &running);
-	k->enabled += enabled;
-	k->running += running;
+		return false;
+	r->task = ev->event->hw.target;
+	r->kind = desc - s->descs;
+	r->count = perf_event_read_value(ev->event, &r->enabled, &r->running);
+	return true;
+}
+
+/*
+ * Sum @n readings into @sums.  A CPU's event is enabled as long as its
+ * context is: all the time system-wide, but for a thread's event whenever
+ * the thread runs, on any CPU, while it runs (and is counted) only on its
+ * own CPU.  So a thread's time enabled is the most any of its per-CPU
+ * events saw, not their sum, or every thread would look multiplexed by
+ * the number of CPUs.  Sorts @r.
+ */
+static void embm_sum_readings(struct embm_reading *r, unsigned int n,
+			      struct embm_kind_sum *sums)
+{
+	unsigned int i, j;
+
+	sort(r, n, sizeof(*r), embm_reading_cmp, NULL);
+	for (i = 0; i < n; i = j) {
+		struct embm_kind_sum *k = &sums[r[i].kind];
+		u64 enabled = 0;
+
+		for (j = i; j < n && r[j].task == r[i].task && r[j].kind == r[i].kind; j++) {
+			k->count += r[j].count;
+			k->running += r[j].running;
+			if (r[i].task)
+				enabled = max(enabled, r[j].enabled);
+			else
+				enabled += r[j].enabled;
+		}
+		k->enabled += enabled;
+	}
 }
 
 /* Put @sums into the statistics.  Caller holds st->lock. */
@@ -404,25 +450,35 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 
 /*
  * Read every open event's count and times, as perf stat does at its end,
- * so that status shows how long each kind was really on the PMU.
- * Context: ksamplingd; takes st->lock to publish.
+ * so that status shows how long each kind was really on the PMU.  Events
+ * already closed add what embm_close_cpu() kept.  Without memory for the
+ * readings, the last figures stay.  Context: ksamplingd, or the stop with
+ * ksamplingd gone; caller holds st->lock if @locked.
  */
-static void embm_read_kinds(struct embm_sampler *s)
+static void embm_read_kinds(struct embm_sampler *s, bool locked)
 {
 	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
-	unsigned int i;
+	struct embm_reading *r;
+	unsigned int i, n = 0;
 	int cpu;
 
+	r = kvmalloc_array(max(s->nr_events, 1U), sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return;
 	memcpy(sums, s->closed, sizeof(sums));
 	for_each_possible_cpu(cpu) {
-		for (i = 0; i < s->cpu[cpu].nr_events; i++) {
-			embm_read_ev(s, &s->cpu[cpu].evs[i], sums);
+		for (i = 0; i < s->cpu[cpu].nr_events && n < s->nr_events; i++) {
+			n += embm_read_ev(s, &s->cpu[cpu].evs[i], &r[n]);
 			cond_resched();
 		}
 	}
-	mutex_lock(&s->st->lock);
+	embm_sum_readings(r, n, sums);
+	kvfree(r);
+	if (!locked)
+		mutex_lock(&s->st->lock);
 	__embm_publish_kinds(s, sums);
-	mutex_unlock(&s->st->lock);
+	if (!locked)
+		mutex_unlock(&s->st->lock);
 }
 
 /*
@@ -438,8 +494,20 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu)
 
 	for (i = 0; i < c->nr_events; i++)
 		perf_kernel_counter_enable(c->evs[i].event, false);
-	for (i = 0; i < c->nr_events; i++)
-		embm_read_ev(s, &c->evs[i], s->closed);
+	/*
+	 * Keep what they counted.  A thread's time enabled is seen on its
+	 * other CPUs' events too; only system-wide events keep theirs.
+	 */
+	for (i = 0; i < c->nr_events; i++) {
+		struct embm_reading r;
+
+		if (!embm_read_ev(s, &c->evs[i], &r))
+			continue;
+		s->closed[r.kind].count += r.count;
+		s->closed[r.kind].running += r.running;
+		if (!r.task)
+			s->closed[r.kind].enabled += r.enabled;
+	}
 	for (i = c->nr_events; i-- > 0; ) {
 		perf_event_release_kernel(c->evs[i].event);
 		cond_resched();
@@ -717,7 +785,7 @@ static int ksamplingd(void *data)
 		ksamplingd_hotplug(s);
 		ksamplingd_adapt(s, &last_ns, &last_run);
 		if (ktime_get_ns() - last_read >= EMBM_READ_MS * NSEC_PER_MSEC) {
-			embm_read_kinds(s);
+			embm_read_kinds(s, false);
 			last_read = ktime_get_ns();
 		}
 		s->target_gone = ksamplingd_gone(s->target);
@@ -1025,10 +1093,11 @@ static void embm_close_all(struct embm_sampler *s)
 	int cpu;
 
 	mutex_lock(&s->st->lock);
+	/* The final counts, read while every thread's events still exist. */
+	embm_read_kinds(s, true);
 	for_each_possible_cpu(cpu)
 		embm_close_cpu(s, cpu);
 	embm_count_events(s);
-	__embm_publish_kinds(s, s->closed);
 	mutex_unlock(&s->st->lock);
 }
 
