@@ -273,7 +273,7 @@ static void kernel_group_test(struct kunit *test)
 	struct sample_check c = {
 		.size = sizeof(struct perf_event_header) + 2 * sizeof(u64),
 	};
-	struct perf_event *leader, *member, *bad;
+	struct perf_event *leader, *member, *member2, *bad;
 	struct perf_buffer *rb;
 	u64 scratch[16], count, enabled, running;
 	int cpu = raw_smp_processor_id(), other;
@@ -301,9 +301,10 @@ static void kernel_group_test(struct kunit *test)
 	lead_attr.inherit = 1;
 	bad = perf_event_create_kernel_group(&lead_attr, -1, current, NULL, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(bad));
-	KUNIT_EXPECT_EQ(test, -EINVAL,
-			PTR_ERR_OR_ZERO(perf_event_create_kernel_group(&attr, -1, current,
-								      bad, NULL, NULL)));
+	member2 = perf_event_create_kernel_group(&attr, -1, current, bad, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR_OR_ZERO(member2));
+	if (!IS_ERR(member2))
+		perf_event_release_kernel(member2);
 	perf_event_release_kernel(bad);
 	KUNIT_EXPECT_EQ(test, 1, leader->nr_siblings);
 
