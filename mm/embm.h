@@ -281,6 +281,9 @@ struct embm_event_desc {
  *		  does not say (from its data_src or raw data); may be NULL.
  * @semantics:	  what a sample, "loads", "stores", "accesses" and the
  *		  latency mean for this source, in a line: for the reports.
+ * @share_mem:	  every sample has a data source: node shares are of the
+ *		  samples served by memory (else of those not served by a
+ *		  cache).
  *
  * A source that cannot work here fails @setup, or its events fail to be
  * created; the automatic choice then moves to the next source.
@@ -294,6 +297,7 @@ struct embm_source {
 		     const char **why);
 	enum embm_op (*op_of)(const struct embm_sample *s);
 	const char *semantics;
+	bool share_mem;
 };
 
 extern const struct embm_source embm_src_pebs;
@@ -325,6 +329,8 @@ enum embm_tier {
  * @samples:	samples whose address is on this node.
  * @cache:	of which served by a cache, as the data source says; the
  *		figures below leave them out.
+ * @mem:	of which served by memory (DRAM, PMEM, CXL, uncached), as the
+ *		data source says.
  * @loads:	loads among the others.
  * @stores:	stores among the others (an op may be both; the rest are
  *		unknown).
@@ -343,6 +349,7 @@ enum embm_tier {
 struct embm_node_stats {
 	u64 samples;
 	u64 cache;
+	u64 mem;
 	u64 loads;
 	u64 stores;
 	u64 accesses;
@@ -408,6 +415,7 @@ struct embm_hot;
  *		start, or an exec() was under way.
  * @period_errors: period changes perf refused (the old period stayed).
  * @cache:	samples a data source said a cache served.
+ * @share_mem:	the source's share_mem.
  * @kind:	per event kind (the source's descriptors); read from perf
  *		every second and when events close.
  * @nr_kinds:	how many kinds the source opened.
@@ -442,6 +450,7 @@ struct embm_stats {
 	u64 threads_skipped;
 	u64 period_errors;
 	u64 cache;
+	bool share_mem;
 	struct embm_kind_stats kind[EMBM_MAX_EVENTS];
 	int nr_kinds;
 	cpumask_var_t cpus;
@@ -472,6 +481,8 @@ void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		      int kind, enum embm_op op, bool latency_only);
 u64 embm_stats_node_accesses(const struct embm_stats *st,
 			     const struct embm_node_stats *ns);
+u64 embm_stats_share_part(const struct embm_stats *st,
+			  const struct embm_node_stats *ns);
 u64 embm_stats_share_basis(const struct embm_stats *st);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);

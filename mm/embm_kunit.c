@@ -121,7 +121,8 @@ static void embm_parse_sample_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, s.raw);
 	/* A record longer than its fields is refused too. */
 	hdr->size += sizeof(u64);
-	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_sample(hdr, no_raw & ~PERF_SAMPLE_PHYS_ADDR, &s));
+	KUNIT_EXPECT_EQ(test, -EBADMSG,
+			embm_parse_sample(hdr, no_raw & ~PERF_SAMPLE_PHYS_ADDR, &s));
 
 	/* RAW after PERIOD: u32 size, 12 bytes, the whole a multiple of 8. */
 	memcpy(raw_fields, fields, 6 * sizeof(u64));
@@ -174,6 +175,8 @@ struct real_check {
 	u16 size;
 	struct embm_sample s;
 	u32 raw_word;
+	u8 raw[128];
+	struct embm_sample s_raw;	/* s, its raw pointing into raw[] */
 };
 
 static void real_record(const struct perf_event_header *hdr, void *arg)
@@ -196,6 +199,11 @@ static void real_record(const struct perf_event_header *hdr, void *arg)
 	c->size = hdr->size;
 	c->s = s;
 	c->raw_word = s.raw ? *(const u32 *)s.raw : ~0U;
+	c->s_raw = s;
+	if (s.raw && s.raw_size <= sizeof(c->raw)) {
+		memcpy(c->raw, s.raw, s.raw_size);
+		c->s_raw.raw = c->raw;
+	}
 }
 
 /*
@@ -250,7 +258,7 @@ static void embm_real_record_test(struct kunit *test)
 		}
 		preempt_enable();
 		if (fired < 3)
-			msleep(1);
+			usleep_range(1000, 2000);
 	}
 	perf_event_disable(event);
 	perf_kernel_rb_read(rb, real_record, &c, scratch, sizeof(scratch));
@@ -271,6 +279,92 @@ static void embm_real_record_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0ULL, c.s.weight);
 	KUNIT_EXPECT_EQ(test, (u64)PERF_MEM_NA, c.s.data_src);
 	KUNIT_EXPECT_EQ(test, (u64)virt_to_phys((void *)c.addr), c.s.phys);
+}
+
+/*
+ * An ibs_op sample's raw data as perf writes it: the driver's own struct
+ * perf_ibs_data (u32 caps, then the registers from IbsOpCtl), handed to
+ * perf_sample_save_raw_data() and perf_event_output() as
+ * perf_ibs_handle_irq() does, from a software event with the ibs source's
+ * sample_type.  The parser and embm_ibs_op_of() must find IbsOpData3's
+ * load and store bits where the driver put them, past perf's padding.
+ */
+static void embm_ibs_raw_record_test(struct kunit *test)
+{
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	struct embm_config cfg = {};
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.disabled = 1,
+	};
+	struct real_check c = {};
+	struct perf_ibs_data *ibs;
+	struct perf_raw_record raw;
+	struct perf_sample_data data;
+	union ibs_op_data3 d3 = { .ld_op = 1, .st_op = 1 };
+	struct perf_event *event;
+	struct perf_buffer *rb;
+	struct pt_regs regs;
+	const char *why;
+	u64 scratch[64];
+	int cpu = raw_smp_processor_id(), i;
+	bool fired = false;
+
+	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, &cfg, d, &why));
+	attr.sample_type = d[0].attr.sample_type;
+	c.sample_type = attr.sample_type;
+	ibs = kunit_kzalloc(test, sizeof(*ibs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ibs);
+	c.addr = (unsigned long)ibs;
+	/* IbsOpCtl .. IbsDcPhysAd, as perf_ibs_handle_irq() reads them. */
+	ibs->size = MSR_AMD64_IBSOP_REG_COUNT * sizeof(u64);
+	ibs->caps = 0x7ff;
+	ibs->regs[MSR_AMD64_IBSOPDATA3 - MSR_AMD64_IBSOPCTL] = d3.val;
+	ibs->regs[MSR_AMD64_IBSDCPHYSAD - MSR_AMD64_IBSOPCTL] = 0x123456789ULL;
+
+	rb = perf_kernel_rb_alloc(4, cpu);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rb));
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	KUNIT_ASSERT_EQ(test, 0, perf_kernel_rb_attach(event, rb));
+	c.id = event->id;
+	perf_event_enable(event);
+	for (i = 0; i < 100 && !fired; i++) {
+		preempt_disable();
+		if (smp_processor_id() == cpu) {
+			raw = (struct perf_raw_record){
+				.frag = {
+					.size = sizeof(u32) + ibs->size,
+					.data = ibs->data,
+				},
+			};
+			perf_fetch_caller_regs(&regs);
+			perf_sample_data_init(&data, c.addr, 16);
+			perf_sample_save_raw_data(&data, event, &raw);
+			perf_event_output(event, &data, &regs);
+			fired = true;
+		}
+		preempt_enable();
+		if (!fired)
+			usleep_range(1000, 2000);
+	}
+	perf_event_disable(event);
+	perf_kernel_rb_read(rb, real_record, &c, scratch, sizeof(scratch));
+	perf_event_release_kernel(event);
+	perf_kernel_rb_put(rb);
+
+	KUNIT_ASSERT_TRUE(test, fired);
+	KUNIT_ASSERT_EQ(test, 1U, c.samples);
+	KUNIT_EXPECT_EQ(test, 0U, c.bad);
+	/* u32 size + u32 caps + the registers: no padding needed. */
+	KUNIT_EXPECT_EQ(test, sizeof(u32) + ibs->size, c.s.raw_size);
+	KUNIT_EXPECT_EQ(test, 0x7ffU, c.raw_word);
+	KUNIT_EXPECT_EQ(test, 16ULL, c.s.period);
+	/* The record is gone from the buffer: decode the copy of its raw data. */
+	KUNIT_EXPECT_EQ(test, EMBM_OP_LOAD_STORE, embm_ibs_op_of(&c.s_raw));
 }
 
 /* Data sources as the drivers build them (intel/ds.c, amd/ibs.c). */
@@ -301,7 +395,7 @@ static void embm_served_by_test(struct kunit *test)
 		{ OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOPX, FWD), EMBM_SERVED_CACHE },
 		{ OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOP, HITM), EMBM_SERVED_CACHE },
 		{ OP_LH | P(LVL, IO) | LEVEL(NA) | P(SNOOP, NONE), EMBM_SERVED_UNKNOWN },
-		{ OP_LH | P(LVL, UNC) | LEVEL(NA) | P(SNOOP, NONE), EMBM_SERVED_UNKNOWN },
+		{ OP_LH | P(LVL, UNC) | LEVEL(NA) | P(SNOOP, NONE), EMBM_SERVED_MEM },
 		/* Intel stores (precise_datala_hsw): L1 hit or miss only. */
 		{ (PERF_MEM_NA & ~P(OP, NA) & ~P(LVL, NA)) | P(OP, STORE) | L(L1),
 		  EMBM_SERVED_CACHE },
@@ -316,7 +410,7 @@ static void embm_served_by_test(struct kunit *test)
 		  EMBM_SERVED_CACHE },
 		{ P(OP, STORE) | L(L2) | LEVEL(L2), EMBM_SERVED_CACHE },
 		{ P(OP, STORE) | P(LVL, NA) | LEVEL(NA), EMBM_SERVED_UNKNOWN },
-		{ P(OP, LOAD) | L(UNC) | LEVEL(UNC), EMBM_SERVED_UNKNOWN },
+		{ P(OP, LOAD) | L(UNC) | LEVEL(UNC), EMBM_SERVED_MEM },
 	};
 	int i;
 
@@ -421,6 +515,10 @@ static void embm_stats_add_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
 	KUNIT_EXPECT_EQ(test, 8ULL, st->matrix[cpu_to_node(0) * st->nr_nodes + nid]);
 	KUNIT_EXPECT_EQ(test, 8ULL, embm_stats_share_basis(st));
+	/* IBS: shares of what memory served. */
+	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].mem);
+	st->share_mem = true;
+	KUNIT_EXPECT_EQ(test, 2ULL, embm_stats_share_basis(st));
 
 	/* Kind 0 was on the PMU a quarter of the time: its 60 stand for 240. */
 	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_node_accesses(st, &st->node[nid]));
@@ -640,7 +738,6 @@ static void embm_pebs_models_test(struct kunit *test)
 		KUNIT_EXPECT_NULL(test, find_desc(d, n, 0x80d1));
 		e = find_desc(d, n, 0x82d0);
 		KUNIT_EXPECT_TRUE(test, e && e->store && e->op == EMBM_OP_STORE);
-		KUNIT_EXPECT_TRUE(test, e && (e->attr.sample_type & PERF_SAMPLE_DATA_SRC));
 		e = find_desc(d, n, 0x1cd);
 		KUNIT_ASSERT_NOT_NULL(test, e);
 		KUNIT_EXPECT_EQ(test, 64ULL, e->attr.config1);
@@ -763,6 +860,7 @@ static struct kunit_case embm_record_test_cases[] = {
 	KUNIT_CASE(embm_parse_sample_test),
 	KUNIT_CASE(embm_parse_lost_test),
 	KUNIT_CASE(embm_real_record_test),
+	KUNIT_CASE(embm_ibs_raw_record_test),
 	KUNIT_CASE(embm_served_by_test),
 	{}
 };

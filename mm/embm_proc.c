@@ -211,18 +211,18 @@ static int embm_nodes_show(struct seq_file *m, void *v)
 		return PTR_ERR_OR_ZERO(order);
 	st = se->stats;
 	total = embm_stats_share_basis(st);
-	seq_puts(m, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study cache\n");
+	seq_puts(m, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study cache memory\n");
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
-		u64 share = embm_share(ns->samples - ns->cache, total);
+		u64 share = embm_share(embm_stats_share_part(st, ns), total);
 
-		seq_printf(m, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s %llu\n",
+		seq_printf(m, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s %llu %llu\n",
 			   order[i], embm_tier_name(st->tier[order[i]]), ns->samples,
 			   share / 100, share % 100, ns->loads, ns->stores,
 			   embm_stats_node_accesses(st, ns), ns->lat_samples,
 			   ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
 			   embm_stats_distinct_pages(ns),
-			   order[i] == se->node ? "*" : "-", ns->cache);
+			   order[i] == se->node ? "*" : "-", ns->cache, ns->mem);
 	}
 	embm_proc_end(order);
 	return 0;
@@ -359,14 +359,14 @@ void embm_print_summary(const struct embm_session *se)
 		u64 pm = embm_running_permille(&st->kind[i]);
 
 		if (pm < 1000)
-			pr_info("event %s ran %llu.%llu%% of its enabled time: its accesses are scaled up\n",
+			pr_info("event %s ran %llu.%llu%% of its enabled time, its accesses scaled up\n",
 				st->kind[i].name, pm / 10, pm % 10);
 	}
 	pr_info("  node tier    samples   share    accesses  lat(cyc)     pages      cache\n");
 	n = embm_stats_node_order(st, se->node, order);
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
-		u64 share = embm_share(ns->samples - ns->cache, total);
+		u64 share = embm_share(embm_stats_share_part(st, ns), total);
 		char lat[24] = "-";
 
 		if (ns->lat_samples)

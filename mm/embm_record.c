@@ -125,8 +125,10 @@ int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
  * level that missed (an L3 miss of unknown destination) says nothing of
  * where the data came from.
  *
- * Return: EMBM_SERVED_MEM for DRAM, PMEM or CXL, local or remote;
- * EMBM_SERVED_CACHE for a cache hit anywhere; else EMBM_SERVED_UNKNOWN.
+ * Return: EMBM_SERVED_MEM for DRAM, PMEM or CXL, local or remote, and
+ * for uncached accesses; EMBM_SERVED_CACHE for a cache hit anywhere (a
+ * memory-side cache included); else EMBM_SERVED_UNKNOWN (I/O, a level
+ * that missed, no level).
  */
 enum embm_served embm_served_by(u64 data_src)
 {
@@ -143,6 +145,7 @@ enum embm_served embm_served_by(u64 data_src)
 	case PERF_MEM_LVLNUM_RAM:
 	case PERF_MEM_LVLNUM_PMEM:
 	case PERF_MEM_LVLNUM_CXL:
+	case PERF_MEM_LVLNUM_UNC:	/* uncached: straight to memory */
 		return EMBM_SERVED_MEM;
 	case PERF_MEM_LVLNUM_L1:
 	case PERF_MEM_LVLNUM_L2:
@@ -157,12 +160,12 @@ enum embm_served embm_served_by(u64 data_src)
 	case 0:
 	case PERF_MEM_LVLNUM_NA:
 		break;
-	default:		/* I/O, uncached */
+	default:		/* I/O */
 		return EMBM_SERVED_UNKNOWN;
 	}
 	if (d.mem_lvl & PERF_MEM_LVL_MISS)
 		return EMBM_SERVED_UNKNOWN;
-	if (d.mem_lvl & ram)
+	if (d.mem_lvl & (ram | PERF_MEM_LVL_UNC))
 		return EMBM_SERVED_MEM;
 	if ((d.mem_lvl & PERF_MEM_LVL_HIT) && (d.mem_lvl & cache))
 		return EMBM_SERVED_CACHE;

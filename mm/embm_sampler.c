@@ -50,10 +50,14 @@
 #define EMBM_SCAN_ROUNDS	8	/* rounds of looking for new threads */
 #define EMBM_LIST_TRIES		4	/* tries to list a growing thread group */
 
-/* An open event and its id (kept to forget the id after the release). */
+/*
+ * An open event, its id (kept to forget the id after the release), and
+ * whether ksamplingd made it after the start, for a CPU that came online.
+ */
 struct embm_ev {
 	struct perf_event *event;
 	u64 id;
+	bool late;
 };
 
 /* Counts of one kind of event, summed over its events. */
@@ -104,6 +108,9 @@ struct embm_cpu {
  * @via_ptrace:	 the starter had no CAP_PERFMON: perf's rule was ptrace
  *		 access, which a thread that stops being dumpable withdraws.
  * @closed:	 per kind, the counts of events released so far.
+ * @readings:	 room to read every event, for embm_read_kinds().
+ * @nr_readings: how many it holds.
+ * @read_ns:	 ksamplingd's CPU time spent reading the events.
  */
 struct embm_sampler {
 	struct task_struct *thread;
@@ -133,6 +140,9 @@ struct embm_sampler {
 	u32 exec_id;
 	bool via_ptrace;
 	struct embm_kind_sum closed[EMBM_MAX_EVENTS];
+	struct embm_reading *readings;
+	unsigned int nr_readings;
+	u64 read_ns;
 };
 
 /* The sources, in the order the automatic choice tries them. */
@@ -266,7 +276,9 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 		perf_event_release_kernel(event);
 		goto out_unlock;
 	}
-	c->evs[c->nr_events++] = (struct embm_ev){ .event = event, .id = event->id };
+	c->evs[c->nr_events++] = (struct embm_ev){
+		.event = event, .id = event->id, .late = s->running,
+	};
 	s->nr_events++;
 	*made = event;
 out_unlock:
@@ -275,16 +287,32 @@ out_unlock:
 	return err;
 }
 
+/* Release the event embm_open_one() made last on @c. */
+static void embm_drop_last(struct embm_sampler *s, struct embm_cpu *c)
+{
+	struct embm_ev *ev = &c->evs[--c->nr_events];
+
+	perf_event_release_kernel(ev->event);
+	xa_erase(&s->ids, ev->id);
+	s->nr_events--;
+}
+
+#define EMBM_GROUP_TRIES	3
+
 /*
  * Open every kind of event on @cpu for @task (NULL: system-wide), a
  * counting leader before the kind it leads.  When a leader could not be
- * made for @task (it is exiting, or skipped), neither is its member.
+ * made for @task (it is exiting, or skipped), neither is its member.  A
+ * thread that forks between the two may take the leader's context with it
+ * (perf swaps equivalent contexts at a context switch): the member is then
+ * refused (-EINVAL, or -ENODEV for an exiting leader), and the pair is made
+ * again, a few times before the error stands.
  */
 static int embm_open_kinds(struct embm_sampler *s, struct embm_cpu *c, int cpu,
 			   struct task_struct *task)
 {
 	struct perf_event *leader = NULL, *made;
-	int d, err;
+	int d, err, tries = 0;
 
 	for (d = 0; d < s->nr_descs; d++) {
 		bool member = d && s->descs[d - 1].lead;
@@ -292,6 +320,12 @@ static int embm_open_kinds(struct embm_sampler *s, struct embm_cpu *c, int cpu,
 		if (member && !leader)
 			continue;
 		err = embm_open_one(s, c, d, cpu, task, member ? leader : NULL, &made);
+		if (member && task && (err == -EINVAL || err == -ENODEV) &&
+		    ++tries < EMBM_GROUP_TRIES) {
+			embm_drop_last(s, c);	/* the leader */
+			d -= 2;
+			continue;
+		}
 		if (err)
 			return err;
 		leader = s->descs[d].lead ? made : NULL;
@@ -374,6 +408,7 @@ static const struct embm_event_desc *embm_ev_desc(struct embm_sampler *s,
 struct embm_reading {
 	const struct task_struct *task;
 	int kind;
+	bool late;
 	u64 count;
 	u64 enabled;
 	u64 running;
@@ -401,6 +436,7 @@ static bool embm_read_ev(struct embm_sampler *s, const struct embm_ev *ev,
 		return false;
 	r->task = ev->event->hw.target;
 	r->kind = desc - s->descs;
+	r->late = ev->late;
 	r->count = perf_event_read_value(ev->event, &r->enabled, &r->running);
 	return true;
 }
@@ -411,7 +447,11 @@ static bool embm_read_ev(struct embm_sampler *s, const struct embm_ev *ev,
  * the thread runs, on any CPU, while it runs (and is counted) only on its
  * own CPU.  So a thread's time enabled is the most any of its per-CPU
  * events saw, not their sum, or every thread would look multiplexed by
- * the number of CPUs.  Sorts @r.
+ * the number of CPUs.  Events made for a CPU that came online add no time
+ * enabled: the thread's events on the CPUs it had from the start already
+ * count it, or those of the thread it inherited them from do (their
+ * children's times are summed in), and counting it again would make the
+ * thread look multiplexed.  Sorts @r.
  */
 static void embm_sum_readings(struct embm_reading *r, unsigned int n,
 			      struct embm_kind_sum *sums)
@@ -426,10 +466,10 @@ static void embm_sum_readings(struct embm_reading *r, unsigned int n,
 		for (j = i; j < n && r[j].task == r[i].task && r[j].kind == r[i].kind; j++) {
 			k->count += r[j].count;
 			k->running += r[j].running;
-			if (r[i].task)
-				enabled = max(enabled, r[j].enabled);
-			else
+			if (!r[j].task)
 				enabled += r[j].enabled;
+			else if (!r[j].late)
+				enabled = max(enabled, r[j].enabled);
 		}
 		k->enabled += enabled;
 	}
@@ -451,29 +491,37 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 /*
  * Read every open event's count and times, as perf stat does at its end,
  * so that status shows how long each kind was really on the PMU.  Events
- * already closed add what embm_close_cpu() kept.  Without memory for the
- * readings, the last figures stay.  Context: ksamplingd, or the stop with
+ * already closed add what embm_close_cpu() kept.  The readings' array is
+ * kept and grows with the events; without memory for it, the last figures
+ * stay.  The CPU time this takes is kept apart from the budget the
+ * adaptive period watches.  Context: ksamplingd, or the stop with
  * ksamplingd gone; caller holds st->lock if @locked.
  */
 static void embm_read_kinds(struct embm_sampler *s, bool locked)
 {
+	u64 t0 = current->se.sum_exec_runtime;
 	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
-	struct embm_reading *r;
 	unsigned int i, n = 0;
 	int cpu;
 
-	r = kvmalloc_array(max(s->nr_events, 1U), sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return;
+	if (s->nr_readings < s->nr_events) {
+		struct embm_reading *r;
+
+		r = kvrealloc(s->readings, array_size(s->nr_events, sizeof(*r)), GFP_KERNEL);
+		if (!r)
+			return;
+		s->readings = r;
+		s->nr_readings = s->nr_events;
+	}
 	memcpy(sums, s->closed, sizeof(sums));
 	for_each_possible_cpu(cpu) {
-		for (i = 0; i < s->cpu[cpu].nr_events && n < s->nr_events; i++) {
-			n += embm_read_ev(s, &s->cpu[cpu].evs[i], &r[n]);
+		for (i = 0; i < s->cpu[cpu].nr_events && n < s->nr_readings; i++) {
+			n += embm_read_ev(s, &s->cpu[cpu].evs[i], &s->readings[n]);
 			cond_resched();
 		}
 	}
-	embm_sum_readings(r, n, sums);
-	kvfree(r);
+	embm_sum_readings(s->readings, n, sums);
+	s->read_ns += current->se.sum_exec_runtime - t0;
 	if (!locked)
 		mutex_lock(&s->st->lock);
 	__embm_publish_kinds(s, sums);
@@ -483,11 +531,12 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
 
 /*
  * Disable (children too) and release the events of @cpu, keeping their
- * counts, then read what they wrote last, releasing included (a large-PEBS
- * flush, say), and free the buffer.  Members go before their leaders.
- * Caller holds st->lock.
+ * counts unless @counted (embm_read_kinds() just read them for good), then
+ * read what they wrote last, releasing included (a large-PEBS flush, say),
+ * and free the buffer.  Members go before their leaders.  Caller holds
+ * st->lock.
  */
-static void embm_close_cpu(struct embm_sampler *s, int cpu)
+static void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 {
 	struct embm_cpu *c = &s->cpu[cpu];
 	unsigned int i;
@@ -498,7 +547,7 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu)
 	 * Keep what they counted.  A thread's time enabled is seen on its
 	 * other CPUs' events too; only system-wide events keep theirs.
 	 */
-	for (i = 0; i < c->nr_events; i++) {
+	for (i = 0; i < c->nr_events && !counted; i++) {
 		struct embm_reading r;
 
 		if (!embm_read_ev(s, &c->evs[i], &r))
@@ -633,7 +682,7 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 		if (s->target || !s->cpu[cpu].rb)
 			continue;
 		mutex_lock(&s->st->lock);
-		embm_close_cpu(s, cpu);
+		embm_close_cpu(s, cpu, false);
 		embm_count_events(s);
 		mutex_unlock(&s->st->lock);
 	}
@@ -650,7 +699,7 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 		if (!err)
 			err = embm_open_cpu(s, cpu, 0);
 		if (err) {
-			embm_close_cpu(s, cpu);
+			embm_close_cpu(s, cpu, false);
 			/* Offline again, or over max_events, mlock or memory. */
 			if (err != -ENODEV)
 				s->st->cpus_skipped++;
@@ -743,7 +792,7 @@ out_count:
  */
 static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run)
 {
-	u64 now = ktime_get_ns(), run = current->se.sum_exec_runtime;
+	u64 now = ktime_get_ns(), run = current->se.sum_exec_runtime - s->read_ns;
 	u64 period = s->st->period, store = s->st->store_period, used;
 
 	if (!s->cfg.cpu_budget || now - *last_ns < EMBM_ADAPT_MS * NSEC_PER_MSEC)
@@ -1096,7 +1145,7 @@ static void embm_close_all(struct embm_sampler *s)
 	/* The final counts, read while every thread's events still exist. */
 	embm_read_kinds(s, true);
 	for_each_possible_cpu(cpu)
-		embm_close_cpu(s, cpu);
+		embm_close_cpu(s, cpu, true);
 	embm_count_events(s);
 	mutex_unlock(&s->st->lock);
 }
@@ -1124,6 +1173,12 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	}
 	s->nr_descs = err;
 	for (d = 0; d < s->nr_descs; d++) {
+		/* A leader counts, and leads one sampling kind. */
+		if (WARN_ON_ONCE(s->descs[d].lead && (s->descs[d].attr.sample_type ||
+						      s->descs[d + 1].lead))) {
+			*why = "its descriptors are malformed";
+			return -EINVAL;
+		}
 		/* embm's permission checks would not be perf's for it. */
 		if (WARN_ON_ONCE(!embm_perm_attr_covers(&s->descs[d].attr))) {
 			*why = "its attributes need checks embm does not make";
@@ -1133,6 +1188,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 		s->st->kind[d].lead = s->descs[d].lead;
 	}
 	s->st->nr_kinds = s->nr_descs;
+	s->st->share_mem = src->share_mem;
 	s->st->period = embm_align_period(s, s->cfg.period ?: src->period);
 	s->st->store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
 	s->base_period = s->st->period;
@@ -1143,7 +1199,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 		if (err == -ENODEV) {
 			/* It went offline meanwhile: ksamplingd follows it. */
 			mutex_lock(&s->st->lock);
-			embm_close_cpu(s, cpu);
+			embm_close_cpu(s, cpu, false);
 			mutex_unlock(&s->st->lock);
 			err = 0;
 		}
@@ -1210,6 +1266,7 @@ static void embm_sampler_free(struct embm_sampler *s)
 	free_cpumask_var(s->cpus_gone);
 	free_cpumask_var(s->cpus_new);
 	kfree(s->scratch);
+	kvfree(s->readings);
 	kfree(s->cpu);
 	xa_destroy(&s->ids);
 	kfree(s);

@@ -127,5 +127,7 @@ const struct embm_source embm_src_ibs = {
 	.period_align	= 16,
 	.setup		= embm_ibs_setup,
 	.op_of		= embm_ibs_op_of,
-	.semantics	= "samples: every period-th op, kernel mode and cache hits included; share and accesses over ops not served by a cache; latency: loads served by DRAM, PMEM or CXL",
+	.semantics	=
+		"samples: every period-th op, kernel mode and cache hits included; share: of ops served by memory; accesses: ops not served by a cache; latency: loads served by DRAM, PMEM or CXL",
+	.share_mem	= true,
 };

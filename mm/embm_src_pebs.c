@@ -12,7 +12,8 @@
  *    (Sapphire and Emerald Rapids have none; Granite Rapids' remote CXL
  *    event has no data address).
  *  - stores: MEM_INST_RETIRED.ALL_STORES (0x82d0), every retired store,
- *    cache hits included; the data source says L1 hit or miss.
+ *    cache hits included, as the event cannot tell more than L1 hit or
+ *    miss (precise_datala_hsw()).
  *  - load latency, when the ldlat knob is set: MEM_TRANS_RETIRED.
  *    LOAD_LATENCY (0x1cd, threshold in config1) with its data source, for
  *    latency only.  On Sapphire and Emerald Rapids it works right only
@@ -128,8 +129,8 @@ int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *cfg,
 	}
 
 	descs[n++] = embm_pebs_desc("loads-l3-miss", 0x20d1, EMBM_OP_LOAD);
-	descs[n] = embm_pebs_desc("stores", 0x82d0, EMBM_OP_STORE);
-	descs[n++].attr.sample_type |= PERF_SAMPLE_DATA_SRC;
+	/* No data source: it would only tell L1 hits from misses. */
+	descs[n++] = embm_pebs_desc("stores", 0x82d0, EMBM_OP_STORE);
 	if (cfg->ldlat) {
 		if (m->ldlat_aux) {
 			/* Counts, never samples: precise_ip needs a period. */
@@ -171,5 +172,6 @@ const struct embm_source embm_src_pebs = {
 	.period		= 10007,	/* prime: no lock-step with loops */
 	.store_period	= 100003,
 	.setup		= embm_pebs_setup,
-	.semantics	= "loads: retired loads that missed L3 (memory, CXL or a remote cache); stores: every retired store; latency: load-latency samples served by DRAM, PMEM or CXL",
+	.semantics	=
+		"loads: retired loads that missed L3 (memory, CXL or a remote cache); stores: every retired store, cache hits included; share and accesses: of both; latency: load-latency samples served by DRAM, PMEM or CXL",
 };

@@ -48,5 +48,6 @@ const struct embm_source embm_src_swfault = {
 	.period		= 1,
 	.store_period	= 1,
 	.setup		= embm_swfault_setup,
-	.semantics	= "samples: completed page faults (first touches, copy-on-write, NUMA hinting), not loads or stores; no latency",
+	.semantics	=
+		"samples: completed page faults (first touches, copy-on-write, NUMA hinting), not loads or stores; no latency",
 };

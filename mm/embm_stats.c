@@ -225,14 +225,27 @@ u64 embm_stats_attributed(const struct embm_stats *st)
 }
 
 /**
+ * embm_stats_share_part() - a node's samples that count for its share
+ * @st: the statistics; caller holds st->lock
+ * @ns: one of its nodes
+ *
+ * For a source whose every sample has a data source (IBS, which samples
+ * every op), the samples served by memory; for the others, the samples not
+ * served by a cache (every sample, for sources without a data source).
+ *
+ * Return: the count.
+ */
+u64 embm_stats_share_part(const struct embm_stats *st,
+			  const struct embm_node_stats *ns)
+{
+	return st->share_mem ? ns->mem : ns->samples - ns->cache;
+}
+
+/**
  * embm_stats_share_basis() - samples the node shares are computed over
  * @st: the statistics; caller holds st->lock
  *
- * The attributed samples less those a data source said a cache served:
- * for IBS, which samples every op, shares are then of the traffic that
- * left the caches; for sources without a data source, of every sample.
- *
- * Return: the sum over the nodes of samples - cache.
+ * Return: the sum over the nodes of embm_stats_share_part().
  */
 u64 embm_stats_share_basis(const struct embm_stats *st)
 {
@@ -240,7 +253,7 @@ u64 embm_stats_share_basis(const struct embm_stats *st)
 	int nid;
 
 	for (nid = 0; nid < st->nr_nodes; nid++)
-		sum += st->node[nid].samples - st->node[nid].cache;
+		sum += embm_stats_share_part(st, &st->node[nid]);
 	return sum;
 }
 
@@ -373,6 +386,8 @@ void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		st->cache++;
 		return;
 	}
+	if (served == EMBM_SERVED_MEM)
+		ns->mem++;
 	ns->accesses += period;
 	if (kind >= 0 && kind < EMBM_MAX_EVENTS)
 		ns->kind_accesses[kind] += period;

@@ -311,7 +311,13 @@ static void kernel_group_test(struct kunit *test)
 	rb = perf_kernel_rb_alloc(8, cpu);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rb));
 	KUNIT_ASSERT_EQ(test, 0, perf_kernel_rb_attach(member, rb));
+	/* A member runs only with its leader: none while the leader is off. */
 	perf_event_enable(member);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, 0L, perf_kernel_rb_read(rb, check_sample, &c, scratch,
+						     sizeof(scratch)));
+	perf_event_read_value(member, &enabled, &running);
+	KUNIT_EXPECT_EQ(test, 0ULL, running);
 	perf_event_enable(leader);
 	msleep(50);
 	perf_event_disable(leader);
@@ -322,8 +328,10 @@ static void kernel_group_test(struct kunit *test)
 						  sizeof(scratch)), 0L);
 	KUNIT_EXPECT_GT(test, c.samples, 10U);
 	KUNIT_EXPECT_EQ(test, 0U, c.bad_size);
-	perf_event_release_kernel(member);
+	/* The leader may go first: its member is left a group of its own. */
 	perf_event_release_kernel(leader);
+	KUNIT_EXPECT_PTR_EQ(test, member, member->group_leader);
+	perf_event_release_kernel(member);
 	perf_kernel_rb_put(rb);
 }
 

@@ -32,6 +32,22 @@ static int read_version(FILE *f, int *version)
 	return *version == EMBM_PROC_VERSION ? 0 : -1;
 }
 
+/*
+ * "event NAME [(leader)] count N enabled_ms N running_ms N ...": keep the
+ * line of a kind that ran less than its enabled time.
+ */
+static void read_event(struct embm_report *r, const char *rest)
+{
+	const char *p = strstr(rest, " enabled_ms ");
+	unsigned long long enabled, running;
+	size_t len = strlen(r->multiplexed);
+
+	if (!p || sscanf(p, " enabled_ms %llu running_ms %llu", &enabled, &running) != 2 ||
+	    running >= enabled)
+		return;
+	snprintf(r->multiplexed + len, sizeof(r->multiplexed) - len, "  %s\n", rest);
+}
+
 static int read_status(struct embm_report *r, const char *dir)
 {
 	struct { const char *key; unsigned long long *v; } nums[] = {
@@ -73,14 +89,10 @@ static int read_status(struct embm_report *r, const char *dir)
 			snprintf(r->reason, sizeof(r->reason), "%s", line + off);
 		else if (!strcmp(key, "source_semantics"))
 			snprintf(r->semantics, sizeof(r->semantics), "%s", line + off);
-		else if (!strcmp(key, "event") && !strstr(line, "running_pct 100.0 ")) {
-			size_t len = strlen(r->multiplexed);
-
-			snprintf(r->multiplexed + len, sizeof(r->multiplexed) - len,
-				 "  %s\n", line + off);
-		}
 		else if (!strcmp(key, "cpus"))
 			snprintf(r->cpus, sizeof(r->cpus), "%s", line + off);
+		else if (!strcmp(key, "event"))
+			read_event(r, line + off);
 		for (i = 0; i < ARRAY_SIZE(nums); i++)
 			if (!strcmp(key, nums[i].key))
 				*nums[i].v = strtoull(line + off, NULL, 10);
@@ -104,10 +116,10 @@ static int read_nodes(struct embm_report *r, const char *dir)
 	}
 	while (fgets(line, sizeof(line), f) && r->nr_nodes < EMBM_TOOLS_MAX_NODES) {
 		n = &r->nodes[r->nr_nodes];
-		if (sscanf(line, "%d %15s %llu %lf %llu %llu %llu %llu %llu %llu %3s %llu",
+		if (sscanf(line, "%d %15s %llu %lf %llu %llu %llu %llu %llu %llu %3s %llu %llu",
 			   &n->node, n->tier, &n->samples, &n->share, &n->loads,
 			   &n->stores, &n->accesses, &n->lat_samples, &n->lat_mean,
-			   &n->pages, study, &n->cache) != 12)
+			   &n->pages, study, &n->cache, &n->mem) != 13)
 			continue;
 		n->study = study[0] == '*';
 		r->nr_nodes++;
@@ -256,12 +268,13 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		r->samples, r->attributed, r->cache_served, r->no_phys + r->bad_pfn, r->lost,
 		r->throttled, r->cpu_ms, r->cpu_permille / 10, r->cpu_permille % 10);
 	if (r->kinds_multiplexed)
-		fprintf(f, "multiplexed (another perf user or too few counters; accesses scaled up):\n%s",
-			r->multiplexed);
+		fprintf(f, "%s%s",
+			"ran part of the time (other perf users, too few counters or CPUs\n"
+			"without events; accesses scaled up):\n", r->multiplexed);
 	fprintf(f, "\n");
 
 	fprintf(f,
-		"  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages      cache\n");
+		"  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages      cache     memory\n");
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
@@ -269,7 +282,7 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 			n->node, n->tier, n->samples, n->share, n->loads, n->stores,
 			n->accesses);
 		print_lat(f, n);
-		fprintf(f, " %9llu %10llu\n", n->pages, n->cache);
+		fprintf(f, " %9llu %10llu %10llu\n", n->pages, n->cache, n->mem);
 	}
 	if (r->nr_rows) {
 		fprintf(f, "\nsamples by CPU node (rows) and memory node (columns):\n%8s", "");
@@ -364,8 +377,9 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 			n->share, n->loads, n->stores);
 		fprintf(f, "\"accesses\": %llu, \"lat_samples\": %llu, \"lat_mean_cycles\": %llu, ",
 			n->accesses, n->lat_samples, n->lat_mean);
-		fprintf(f, "\"pages\": %llu, \"cache\": %llu, \"study\": %s}%s\n", n->pages,
-			n->cache, n->study ? "true" : "false", i + 1 < r->nr_nodes ? "," : "");
+		fprintf(f, "\"pages\": %llu, \"cache\": %llu, \"memory\": %llu, \"study\": %s}%s\n",
+			n->pages, n->cache, n->mem, n->study ? "true" : "false",
+			i + 1 < r->nr_nodes ? "," : "");
 	}
 	fprintf(f, " ],\n \"matrix\": [\n");
 	for (i = 0; i < r->nr_rows; i++) {

@@ -15,7 +15,7 @@ struct embm_node {
 	int node;
 	char tier[16];
 	unsigned long long samples, loads, stores, accesses, lat_samples,
-			   lat_mean, pages, cache;
+			   lat_mean, pages, cache, mem;
 	double share;
 	bool study;
 };
@@ -37,7 +37,7 @@ struct embm_report {
 	char source[16];
 	char reason[256];
 	char semantics[256];
-	char multiplexed[512];	/* "event ..." lines of kinds that ran part-time */
+	char multiplexed[8 * 160];	/* "event ..." lines of kinds that ran part-time */
 	unsigned long long cache_served, kinds_multiplexed;
 	unsigned long long period, store_period, period_changes, elapsed_ms,
 			   samples, attributed, no_phys, bad_pfn, lost, throttled,

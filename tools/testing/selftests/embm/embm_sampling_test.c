@@ -442,7 +442,7 @@ TEST_F(sampling, perf_counts_agree_with_samples)
 {
 	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
 	unsigned long long count, enabled, running, pct, pct10, samples, truth = 0;
-	int scale = 1, n;
+	int scale = 1, n, fields;
 	char line[256];
 	struct child c;
 
@@ -452,15 +452,18 @@ TEST_F(sampling, perf_counts_agree_with_samples)
 	for (n = 0; n < EMBM_MAX_NODES; n++)
 		truth += memory_nodes[n] ? truth_pages(n) : 0;
 	ASSERT_EQ(0, embm_status("event minor-faults", line, sizeof(line)));
-	ASSERT_EQ(6, sscanf(line, "count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu",
-			    &count, &enabled, &running, &pct, &pct10, &samples))
-		TH_LOG("status: event minor-faults %s", line);
+	fields = sscanf(line, "count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu"
+			" samples %llu", &count, &enabled, &running, &pct, &pct10, &samples);
+	ASSERT_EQ(6, fields) TH_LOG("status: event minor-faults %s", line);
 	EXPECT_GE(count, truth);
 	EXPECT_EQ(0, embm_status_ll("lost"));
 	EXPECT_EQ(count, samples) TH_LOG("counted %llu, sampled %llu", count, samples);
-	EXPECT_EQ(enabled, running);
-	EXPECT_EQ(100ULL, pct);
+	/* Each thread's time enabled and running, read a moment apart. */
+	EXPECT_LE(enabled - running, 1 + enabled / 100)
+		TH_LOG("enabled %llu ms, running %llu ms", enabled, running);
+	EXPECT_GE(pct * 10 + pct10, 990ULL);
 	EXPECT_EQ(0, embm_status_ll("kinds_multiplexed"));
+	EXPECT_EQ(0, embm_status_ll("cpus_skipped"));
 	EXPECT_EQ(0, embm_status_ll("cache_served"));
 	ASSERT_EQ(0, embm_status("source_semantics", line, sizeof(line)));
 	EXPECT_EQ(0, strncmp(line, "samples: completed page faults", 30)) TH_LOG("%s", line);
