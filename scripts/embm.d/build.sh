@@ -31,7 +31,8 @@ build_fragments() {
 	case $1 in
 	y|n)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-$1.config" ;;
 	debug)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-y.config $CONFIG_DIR/debug.config" ;;
-	*)	die "no kernel variant '$1' (y, n, debug)" ;;
+	cov)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-y.config $CONFIG_DIR/gcov.config" ;;
+	*)	die "no kernel variant '$1' (y, n, debug, cov)" ;;
 	esac
 }
 
@@ -51,12 +52,14 @@ build_config() {
 	mv "$frag.new" "$frag"
 }
 
-# build_kernel y|n: bzImage of one variant, plus exported headers for y.
+# build_kernel VARIANT [MAKE ARGS]: bzImage of one variant, plus exported
+# headers but for n; the make arguments go to the bzImage build.
 build_kernel() {
 	local v=$1 obj=$EMBM_BUILD/obj-$1 t0=$SECONDS
+	shift
 	build_config "$v" || return 1
 	log "building obj-$v/arch/x86/boot/bzImage"
-	quiet kmake O="$obj" bzImage || return 1
+	quiet kmake O="$obj" "$@" bzImage || return 1
 	if [ "$v" != n ]; then
 		quiet kmake O="$obj" headers || return 1
 	fi

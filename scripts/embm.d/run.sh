@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# embm: boot the patched kernel in QEMU (TCG) with a NUMA topology and run
-# a command in a busybox initramfs. Sourced, not run.
+# embm: boot the patched kernel in QEMU (TCG; KVM with --kvm) with a NUMA
+# topology and run a command in a busybox initramfs. Sourced, not run.
 
 RUN_NUMA_DEFAULT="2:1G,2:1G,0:1G"
 
@@ -21,6 +21,10 @@ usage: scripts/embm run [OPTIONS] [-- CMD [ARGS]]
                      repeatable
   --append ARGS      extra kernel command line
   --timeout SECONDS  kill a guest that has not finished (default 900)
+  --kvm              KVM with the host's CPU (-enable-kvm -cpu host)
+                     instead of TCG with -cpu max: the guest gets a vPMU
+                     when the host has a PMU (the hardware lane of
+                     'scripts/embm test'); needs a usable /dev/kvm
   --log FILE         keep the whole console output in FILE
   --verbose          show the boot log and all kernel messages
 
@@ -120,7 +124,7 @@ run_initramfs() {
 # run_guest INTERACTIVE ARGS...: the body of 'run' and 'shell'.
 run_guest() {
 	local interactive=$1 kernel=y numa=$RUN_NUMA_DEFAULT append="" timeout=900
-	local logf="" verbose=0 adds=() cmdfile="" rc initrd tmp
+	local logf="" verbose=0 adds=() cmdfile="" rc initrd tmp accel=(-accel tcg -cpu max)
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -131,6 +135,7 @@ run_guest() {
 		--timeout) timeout=$2; shift 2 ;;
 		--log) logf=$2; shift 2 ;;
 		--verbose) verbose=1; shift ;;
+		--kvm) accel=(-enable-kvm -cpu host); shift ;;
 		-h|--help) run_usage; return 0 ;;
 		--) shift; break ;;
 		*) run_usage >&2; die "run: unknown option '$1'" ;;
@@ -159,7 +164,7 @@ run_guest() {
 	if [ "$verbose" = 1 ]; then append=" embm.verbose$append"; else append=" quiet$append"; fi
 	[ -n "$logf" ] || logf=$tmp/console.log
 
-	local qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$RUN_SMP" -m "${RUN_MEM}M"
+	local qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$RUN_SMP" -m "${RUN_MEM}M"
 		"${RUN_QARGS[@]}" -kernel "$kernel" -initrd "$initrd" -no-reboot
 		-append "console=ttyS0 panic=-1$append")
 	if [ "$interactive" = 1 ]; then

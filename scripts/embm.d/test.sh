@@ -249,6 +249,7 @@ cmd_test() {
 	t_step "embm.patch applies with patch -p1 to a fresh linux-source-6.12" t_patch_applies
 	t_step "the series applies with git am" t_git_am
 	t_step "uapi syscall numbers match syscall_64.tbl" t_syscall_numbers
+	t_step "the hardware lane and the guest scripts parse (bash -n, busybox sh -n)" t_hw_syntax
 
 	tree_checkout embm
 	t_step "build CONFIG_EMBM=y (+ KUnit)" build_kernel y
@@ -272,6 +273,8 @@ cmd_test() {
 	else
 		t_report fail "embm-n: no kernel to boot"
 	fi
+	# PEBS or IBS under KVM where the host has a PMU and /dev/kvm; else a skip.
+	t_hw_lane
 
 	echo "embm test: $((SECONDS - t0)) s"
 	if [ "$T_SKIP" -gt 0 ]; then
