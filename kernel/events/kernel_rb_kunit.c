@@ -314,8 +314,8 @@ static void kernel_group_test(struct kunit *test)
 	/* A member runs only with its leader: none while the leader is off. */
 	perf_event_enable(member);
 	msleep(20);
-	KUNIT_EXPECT_EQ(test, 0L, perf_kernel_rb_read(rb, check_sample, &c, scratch,
-						     sizeof(scratch)));
+	KUNIT_EXPECT_EQ(test, 0L,
+			perf_kernel_rb_read(rb, check_sample, &c, scratch, sizeof(scratch)));
 	perf_event_read_value(member, &enabled, &running);
 	KUNIT_EXPECT_EQ(test, 0ULL, running);
 	perf_event_enable(leader);

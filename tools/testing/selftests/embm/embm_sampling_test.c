@@ -452,8 +452,9 @@ TEST_F(sampling, perf_counts_agree_with_samples)
 	for (n = 0; n < EMBM_MAX_NODES; n++)
 		truth += memory_nodes[n] ? truth_pages(n) : 0;
 	ASSERT_EQ(0, embm_status("event minor-faults", line, sizeof(line)));
-	fields = sscanf(line, "count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu"
-			" samples %llu", &count, &enabled, &running, &pct, &pct10, &samples);
+	fields = sscanf(line,
+			"count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu",
+			&count, &enabled, &running, &pct, &pct10, &samples);
 	ASSERT_EQ(6, fields) TH_LOG("status: event minor-faults %s", line);
 	EXPECT_GE(count, truth);
 	EXPECT_EQ(0, embm_status_ll("lost"));
