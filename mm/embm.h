@@ -86,6 +86,8 @@ struct embm_stats;
  *		checks it and does nothing.
  * @target:	thread-group pid of the target process; NULL for
  *		system-wide sessions.  A reference is held while set.
+ * @cgroup:	the perf_event cgroup of a cgroup session (EMBM_FLAG_CGROUP),
+ *		referenced; NULL otherwise.
  * @named:	the pid embm_start() was given (a thread of @target, or
  *		@target itself), so that embm_end() takes it too; referenced.
  * @owner:	thread-group pid of the process that started the session;
@@ -109,6 +111,7 @@ struct embm_session {
 	enum embm_state state;
 	unsigned long gen;
 	struct pid *target;
+	struct cgroup_subsys_state *cgroup;
 	struct pid *named;
 	struct pid *owner;
 	kuid_t owner_euid;
@@ -127,8 +130,8 @@ extern struct mutex embm_lock;
 extern struct embm_session embm_session;
 
 int embm_check_node(int node);
-int embm_session_start(pid_t pid, int node);
-int embm_session_end(pid_t pid);
+int embm_session_start(pid_t pid, int node, unsigned int flags);
+int embm_session_end(pid_t pid, unsigned int flags);
 void embm_session_exited(unsigned long gen);
 int embm_lock_interruptible(struct mutex *lock);
 struct task_struct *embm_live_thread(struct pid *tgid);
@@ -511,7 +514,9 @@ unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
 
 /* ---- sampler ------------------------------------------------------------ */
 
-struct embm_sampler *embm_sampler_start(struct pid *target, struct pid *owner,
+struct embm_sampler *embm_sampler_start(struct pid *target,
+					struct cgroup_subsys_state *cgroup,
+					struct pid *owner,
 					unsigned long gen, const struct embm_config *cfg,
 					struct embm_stats *st);
 bool embm_sampler_exit_reason(const struct embm_sampler *s, bool *target_exited);

@@ -11,6 +11,8 @@
 
 #define pr_fmt(fmt) "embm: " fmt
 
+#include <linux/cgroup.h>
+#include <linux/file.h>
 #include <linux/ktime.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
@@ -147,6 +149,9 @@ static void __embm_session_clear(void)
 
 	embm_stats_free(embm_session.stats);
 	embm_session.stats = NULL;
+	if (embm_session.cgroup)
+		css_put(embm_session.cgroup);
+	embm_session.cgroup = NULL;
 	put_pid(embm_session.target);
 	put_pid(embm_session.named);
 	put_pid(embm_session.owner);
@@ -155,8 +160,12 @@ static void __embm_session_clear(void)
 	embm_session.owner = NULL;
 }
 
-/* Start the session on @task (NULL: system-wide).  embm_lock held. */
-static int __embm_session_start(struct task_struct *task, int node)
+/*
+ * Start the session on @task, or on the tasks of @cgroup (whose reference
+ * it takes over on success), or system-wide (both NULL).  embm_lock held.
+ */
+static int __embm_session_start(struct task_struct *task,
+				struct cgroup_subsys_state *cgroup, int node)
 {
 	struct embm_sampler *sampler;
 	struct embm_config cfg;
@@ -183,7 +192,7 @@ static int __embm_session_start(struct task_struct *task, int node)
 	if (task)
 		target = get_task_pid(task, PIDTYPE_TGID);
 	owner = get_task_pid(current, PIDTYPE_TGID);
-	sampler = embm_sampler_start(target, owner, embm_session.gen + 1, &cfg, st);
+	sampler = embm_sampler_start(target, cgroup, owner, embm_session.gen + 1, &cfg, st);
 	if (IS_ERR(sampler)) {
 		err = PTR_ERR(sampler);
 		pr_info_ratelimited("session not started: %d (%s)\n", err, st->why);
@@ -199,6 +208,7 @@ static int __embm_session_start(struct task_struct *task, int node)
 	embm_session.sampler = sampler;
 	embm_session.config = cfg;
 	embm_session.target = target;
+	embm_session.cgroup = cgroup;
 	embm_session.named = task ? get_task_pid(task, PIDTYPE_PID) : NULL;
 	embm_session.owner = owner;
 	embm_session.owner_euid = current_euid();
@@ -214,18 +224,37 @@ static int __embm_session_start(struct task_struct *task, int node)
 	return 0;
 }
 
+/*
+ * The perf_event cgroup of the directory open as @fd, referenced:
+ * -EBADF for no such file or not a cgroup directory, -ENOENT for a cgroup
+ * being removed, -EOPNOTSUPP without CONFIG_CGROUP_PERF.
+ */
+static struct cgroup_subsys_state *embm_cgroup_of_fd(int fd)
+{
+	CLASS(fd, f)(fd);
+
+	if (fd < 0 || fd_empty(f))
+		return ERR_PTR(-EBADF);
+	return perf_cgroup_css_from_file(fd_file(f));
+}
+
 /**
  * embm_session_start() - start a sampling session
- * @pid:  EMBM_PID_SYSTEM, EMBM_PID_SELF, or a process or thread id
- * @node: NUMA_NO_NODE or the node under study
+ * @pid:   EMBM_PID_SYSTEM, EMBM_PID_SELF, or a process or thread id (a
+ *	   thread names its process); with EMBM_FLAG_CGROUP, a file
+ *	   descriptor of a cgroup v2 directory
+ * @node:  NUMA_NO_NODE or the node under study
+ * @flags: 0 or EMBM_FLAG_CGROUP
  *
- * Checks come in perf_event_open()'s order: arguments (-EINVAL); perf's
- * checks of the attributes (-EACCES: perf_event_paranoid, CAP_PERFMON or
- * CAP_SYS_ADMIN; an LSM's errno); the target (-ESRCH, -EINVAL for a
- * kernel thread); perf's checks of the target (-EACCES: ptrace access to
- * the process, or perf_allow_cpu() system-wide); then whether a session
- * runs (-EBUSY), and the sampler (-EOPNOTSUPP: no source, or not the
- * forced one, works here; -EINVAL: a knob the forced source refuses;
+ * Checks come in perf_event_open()'s order: arguments (-EINVAL, also for
+ * unknown @flags); perf's checks of the attributes (-EACCES:
+ * perf_event_paranoid, CAP_PERFMON or CAP_SYS_ADMIN; an LSM's errno); the
+ * target (-ESRCH, -EINVAL for a kernel thread; for a cgroup -EBADF,
+ * -ENOENT, -EOPNOTSUPP); perf's checks of the target (-EACCES: ptrace
+ * access to the process, or perf_allow_cpu() system-wide and for a cgroup,
+ * whose events are CPU-wide as PERF_FLAG_PID_CGROUP's are); then whether
+ * a session runs (-EBUSY), and the sampler (-EOPNOTSUPP: no source, or not
+ * the forced one, works here; -EINVAL: a knob the forced source refuses;
  * -E2BIG: more events than max_events; -EPERM: ring memory over the
  * starter's mlock limit; -EAGAIN: the target makes threads faster than
  * they can be listed; -ENOMEM).  While the events of a process are made,
@@ -237,13 +266,16 @@ static int __embm_session_start(struct task_struct *task, int node)
  * Context: process; takes exec_update_lock, then embm_lock.
  * Return: 0 or a negative errno.
  */
-int embm_session_start(pid_t pid, int node)
+int embm_session_start(pid_t pid, int node, unsigned int flags)
 {
+	struct cgroup_subsys_state *cgroup = NULL;
 	struct perf_event_attr attr;
-	struct task_struct *task;
+	struct task_struct *task = NULL;
 	int err;
 
-	if (pid < EMBM_PID_SYSTEM)
+	if (flags & ~EMBM_FLAGS_ALL)
+		return -EINVAL;
+	if (!(flags & EMBM_FLAG_CGROUP) && pid < EMBM_PID_SYSTEM)
 		return -EINVAL;
 	err = embm_check_node(node);
 	if (err)
@@ -252,9 +284,15 @@ int embm_session_start(pid_t pid, int node)
 	err = perf_event_open_permitted(&attr);
 	if (err)
 		return err;
-	err = embm_find_target(pid, &task);
-	if (err)
-		return err;
+	if (flags & EMBM_FLAG_CGROUP) {
+		cgroup = embm_cgroup_of_fd(pid);
+		if (IS_ERR(cgroup))
+			return PTR_ERR(cgroup);
+	} else {
+		err = embm_find_target(pid, &task);
+		if (err)
+			return err;
+	}
 	if (task) {
 		err = down_read_interruptible(&task->signal->exec_update_lock);
 		if (err) {
@@ -269,7 +307,9 @@ int embm_session_start(pid_t pid, int node)
 	err = embm_lock_interruptible(&embm_lock);
 	if (err)
 		goto out_unlock_exec;
-	err = __embm_session_start(task, node);
+	err = __embm_session_start(task, cgroup, node);
+	if (!err)
+		cgroup = NULL;		/* the session's now */
 	mutex_unlock(&embm_lock);
 
 out_unlock_exec:
@@ -278,6 +318,8 @@ out_unlock_exec:
 out_put_task:
 	if (task)
 		put_task_struct(task);
+	if (cgroup)
+		css_put(cgroup);
 	return err;
 }
 
@@ -340,14 +382,17 @@ void embm_session_exited(unsigned long gen)
 /*
  * Is @pid, as embm_end() got it, the target of the session: the process,
  * the thread embm_start() was given, or any live thread of the process?
+ * Or, with @cgroup, is it the session's cgroup?
  */
-static bool __embm_session_matches(pid_t pid)
+static bool __embm_session_matches(pid_t pid, struct cgroup_subsys_state *cgroup)
 {
 	struct task_struct *task;
 	bool match = false;
 
 	lockdep_assert_held(&embm_lock);
 
+	if (cgroup || embm_session.cgroup)
+		return cgroup == embm_session.cgroup;
 	if (pid == EMBM_PID_SYSTEM)
 		return !embm_session.target;
 	if (!embm_session.target)
@@ -368,7 +413,10 @@ static bool __embm_session_matches(pid_t pid)
 
 /**
  * embm_session_end() - end the session sampling @pid
- * @pid: the pid given to embm_start(), as the caller sees it
+ * @pid:   the pid given to embm_start(), as the caller sees it (or a thread
+ *	   of that process); with EMBM_FLAG_CGROUP, a file descriptor of the
+ *	   session's cgroup directory
+ * @flags: 0 or EMBM_FLAG_CGROUP, as given to embm_start()
  *
  * Ends a running session (ksamplingd stops, what is left in the buffers
  * is counted, the events are released and a summary goes to the kernel
@@ -379,22 +427,32 @@ static bool __embm_session_matches(pid_t pid)
  * what starting it would take now (__embm_session_permitted()).
  *
  * Context: process; takes embm_lock.
- * Return: 0; -EINVAL for a bad @pid; -EINTR if a signal came while
- * waiting for a start or end in progress; -ENOENT when no session is
- * running or awaiting embm_end(); -ESRCH when the session is not for
- * @pid; -EACCES (or an LSM's errno) when the caller may not end it.
+ * Return: 0; -EINVAL for a bad @pid or unknown @flags; -EBADF, -ENOENT or
+ * -EOPNOTSUPP for a cgroup file descriptor as embm_start() gives them;
+ * -EINTR if a signal came while waiting for a start or end in progress;
+ * -ENOENT when no session is running or awaiting embm_end(); -ESRCH when
+ * the session is not for @pid; -EACCES (or an LSM's errno) when the caller
+ * may not end it.
  */
-int embm_session_end(pid_t pid)
+int embm_session_end(pid_t pid, unsigned int flags)
 {
+	struct cgroup_subsys_state *cgroup = NULL;
 	struct perf_event_attr attr;
 	int err;
 
-	if (pid < EMBM_PID_SYSTEM)
+	if (flags & ~EMBM_FLAGS_ALL)
 		return -EINVAL;
+	if (flags & EMBM_FLAG_CGROUP) {
+		cgroup = embm_cgroup_of_fd(pid);
+		if (IS_ERR(cgroup))
+			return PTR_ERR(cgroup);
+	} else if (pid < EMBM_PID_SYSTEM) {
+		return -EINVAL;
+	}
 
 	err = embm_lock_interruptible(&embm_lock);
 	if (err)
-		return err;
+		goto out_put;
 	/* Those perf would refuse learn nothing of the session. */
 	if (!__embm_session_owner(&embm_session)) {
 		embm_perm_attr(&attr);
@@ -407,7 +465,7 @@ int embm_session_end(pid_t pid)
 		err = -ENOENT;
 		goto out_unlock;
 	}
-	if (!__embm_session_matches(pid)) {
+	if (!__embm_session_matches(pid, cgroup)) {
 		err = -ESRCH;
 		goto out_unlock;
 	}
@@ -422,30 +480,37 @@ int embm_session_end(pid_t pid)
 
 out_unlock:
 	mutex_unlock(&embm_lock);
+out_put:
+	if (cgroup)
+		css_put(cgroup);
 	return err;
 }
 
 /**
  * sys_embm_start - start sampling where a process's memory accesses go
- * @pid:  process to sample: -1 every process, 0 the caller, >0 that process
- * @node: node under study (usually the CXL node), or -1 for none
+ * @pid:   process to sample: -1 every process, 0 the caller, >0 that
+ *	   process (or one of its threads); with EMBM_FLAG_CGROUP, the file
+ *	   descriptor of a cgroup v2 directory whose tasks are sampled
+ * @node:  node under study (usually the CXL node), or -1 for none
+ * @flags: 0 or EMBM_FLAG_CGROUP
  *
  * Return: 0 or a negative errno; see embm_session_start().
  */
-SYSCALL_DEFINE2(embm_start, pid_t, pid, int, node)
+SYSCALL_DEFINE3(embm_start, pid_t, pid, int, node, unsigned int, flags)
 {
-	return embm_session_start(pid, node);
+	return embm_session_start(pid, node, flags);
 }
 
 /**
  * sys_embm_end - stop the session started for @pid and keep its results
- * @pid: the pid given to embm_start()
+ * @pid:   the pid (or cgroup file descriptor) given to embm_start()
+ * @flags: the flags given to embm_start()
  *
  * Return: 0 or a negative errno; see embm_session_end().
  */
-SYSCALL_DEFINE1(embm_end, pid_t, pid)
+SYSCALL_DEFINE2(embm_end, pid_t, pid, unsigned int, flags)
 {
-	return embm_session_end(pid);
+	return embm_session_end(pid, flags);
 }
 
 static int __init embm_init(void)

@@ -53,22 +53,27 @@ static void embm_session_test(struct kunit *test)
 	}
 	mutex_unlock(&embm_lock);
 
-	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_start(-2, NUMA_NO_NODE));
-	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_start(EMBM_PID_SYSTEM, MAX_NUMNODES));
-	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_start(EMBM_PID_SELF, NUMA_NO_NODE));
-	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_end(-2));
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_start(-2, NUMA_NO_NODE, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_start(EMBM_PID_SYSTEM, MAX_NUMNODES, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_start(EMBM_PID_SELF, NUMA_NO_NODE, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_end(-2, 0));
+	/* Unknown flags, and a cgroup fd that is not one. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_start(EMBM_PID_SYSTEM, NUMA_NO_NODE, 2));
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_session_end(EMBM_PID_SYSTEM, ~0U));
+	KUNIT_EXPECT_EQ(test, -EBADF,
+			embm_session_start(-1, NUMA_NO_NODE, EMBM_FLAG_CGROUP));
 
-	KUNIT_ASSERT_EQ(test, 0, embm_session_start(EMBM_PID_SYSTEM, first_memory_node));
+	KUNIT_ASSERT_EQ(test, 0, embm_session_start(EMBM_PID_SYSTEM, first_memory_node, 0));
 	KUNIT_EXPECT_EQ(test, EMBM_RUNNING, embm_session.state);
 	KUNIT_EXPECT_EQ(test, first_memory_node, embm_session.node);
 	KUNIT_EXPECT_PTR_EQ(test, NULL, embm_session.target);
-	KUNIT_EXPECT_EQ(test, -EBUSY, embm_session_start(EMBM_PID_SYSTEM, NUMA_NO_NODE));
-	KUNIT_EXPECT_EQ(test, -ESRCH, embm_session_end(EMBM_PID_SELF));
-	KUNIT_EXPECT_EQ(test, -ESRCH, embm_session_end(1));
-	KUNIT_EXPECT_EQ(test, 0, embm_session_end(EMBM_PID_SYSTEM));
+	KUNIT_EXPECT_EQ(test, -EBUSY, embm_session_start(EMBM_PID_SYSTEM, NUMA_NO_NODE, 0));
+	KUNIT_EXPECT_EQ(test, -ESRCH, embm_session_end(EMBM_PID_SELF, 0));
+	KUNIT_EXPECT_EQ(test, -ESRCH, embm_session_end(1, 0));
+	KUNIT_EXPECT_EQ(test, 0, embm_session_end(EMBM_PID_SYSTEM, 0));
 	KUNIT_EXPECT_EQ(test, EMBM_DONE, embm_session.state);
 	KUNIT_EXPECT_GE(test, embm_session.stop_ns, embm_session.start_ns);
-	KUNIT_EXPECT_EQ(test, -ENOENT, embm_session_end(EMBM_PID_SYSTEM));
+	KUNIT_EXPECT_EQ(test, -ENOENT, embm_session_end(EMBM_PID_SYSTEM, 0));
 }
 
 /* ---- records ----------------------------------------------------------- */

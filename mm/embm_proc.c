@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) "embm: " fmt
 
 #include <linux/capability.h>
+#include <linux/cgroup.h>
 #include <linux/memory_hotplug.h>
 #include <linux/nodemask.h>
 #include <linux/pid_namespace.h>
@@ -136,13 +137,32 @@ static void embm_show_kinds(struct seq_file *m, const struct embm_stats *st)
 		const struct embm_kind_stats *ks = &st->kind[k];
 		u64 pm = embm_running_permille(ks);
 
-		seq_printf(m, "event %s%s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu\n",
-			   ks->name, ks->lead ? " (leader)" : "", ks->count,
-			   div_u64(ks->enabled, NSEC_PER_MSEC),
-			   div_u64(ks->running, NSEC_PER_MSEC), pm / 10, pm % 10, ks->samples);
+		seq_printf(m, "event %s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu leader %d\n",
+			   ks->name, ks->count, div_u64(ks->enabled, NSEC_PER_MSEC),
+			   div_u64(ks->running, NSEC_PER_MSEC), pm / 10, pm % 10,
+			   ks->samples, ks->lead);
 		starved += ks->running < ks->enabled;
 	}
 	seq_printf(m, "kinds_multiplexed %u\n", starved);
+}
+
+/*
+ * "cgroup ID PATH" of a cgroup session (the path as the reader's cgroup
+ * namespace sees it), or "cgroup -".
+ */
+static void embm_show_cgroup(struct seq_file *m, const struct embm_session *se)
+{
+#ifdef CONFIG_CGROUPS
+	char path[256];
+
+	if (se->cgroup) {
+		if (cgroup_path(se->cgroup->cgroup, path, sizeof(path)) < 0)
+			strscpy(path, "?", sizeof(path));
+		seq_printf(m, "cgroup %llu %s\n", cgroup_id(se->cgroup->cgroup), path);
+		return;
+	}
+#endif
+	seq_puts(m, "cgroup -\n");
 }
 
 static int embm_status_show(struct seq_file *m, void *v)
@@ -162,6 +182,7 @@ static int embm_status_show(struct seq_file *m, void *v)
 	/* The target's pid as the reader sees it (0: not in its namespace). */
 	seq_printf(m, "target %d\n", se->target ?
 		   pid_nr_ns(se->target, task_active_pid_ns(current)) : EMBM_PID_SYSTEM);
+	embm_show_cgroup(m, se);
 	seq_printf(m, "node %d\n", se->node);
 	seq_printf(m, "source %s\n", st->source ? st->source->name : "-");
 	seq_printf(m, "source_reason %s\n", st->why);

@@ -80,6 +80,9 @@ struct embm_cpu {
  * @thread:	 ksamplingd.
  * @gen:	 the session generation, for embm_session_exited().
  * @target:	 thread-group pid of the target, NULL system-wide.
+ * @cgroup:	 the cgroup of a cgroup session, NULL otherwise: its events
+ *		 are CPU-wide and count only its tasks.  The session holds
+ *		 the reference.
  * @owner:	 thread-group pid of the starter: the session ends with it.
  * @src:	 the source in use.
  * @descs:	 its event kinds.
@@ -116,6 +119,7 @@ struct embm_sampler {
 	struct task_struct *thread;
 	unsigned long gen;
 	struct pid *target;
+	struct cgroup_subsys_state *cgroup;
 	struct pid *owner;
 	const struct embm_source *src;
 	struct embm_event_desc descs[EMBM_MAX_EVENTS];
@@ -258,7 +262,11 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	attr.inherit = !!task;
 	if (!desc->lead)
 		attr.sample_period = desc->store ? s->st->store_period : s->st->period;
-	event = perf_event_create_kernel_group(&attr, cpu, task, leader, NULL, NULL);
+	if (s->cgroup)
+		event = perf_event_create_kernel_cgroup(&attr, cpu, s->cgroup, leader,
+							NULL, NULL);
+	else
+		event = perf_event_create_kernel_group(&attr, cpu, task, leader, NULL, NULL);
 	if (IS_ERR(event)) {
 		err = PTR_ERR(event);
 		if (task && err == -ESRCH)
@@ -1276,6 +1284,9 @@ static void embm_sampler_free(struct embm_sampler *s)
  * embm_sampler_start() - open the events and start ksamplingd
  * @target: thread-group pid of the target, NULL for every process; the
  *	    caller keeps its reference valid until embm_sampler_stop()
+ * @cgroup: with @target NULL, sample only the tasks of this cgroup (CPU-wide
+ *	    events, as PERF_FLAG_PID_CGROUP makes); the caller keeps its
+ *	    reference likewise
  * @owner:  thread-group pid of the starter, likewise; the session ends
  *	    when it exits
  * @gen:    the session generation, passed back on target or owner exit
@@ -1294,7 +1305,9 @@ static void embm_sampler_free(struct embm_sampler *s)
  * ERR_PTR(-EAGAIN) if its threads could not be listed; ERR_PTR(-EINTR) if
  * the starter was killed meanwhile; ERR_PTR(-ENOMEM).
  */
-struct embm_sampler *embm_sampler_start(struct pid *target, struct pid *owner,
+struct embm_sampler *embm_sampler_start(struct pid *target,
+					struct cgroup_subsys_state *cgroup,
+					struct pid *owner,
 					unsigned long gen, const struct embm_config *cfg,
 					struct embm_stats *st)
 {
@@ -1310,6 +1323,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target, struct pid *owner,
 	embm_mlock_init(&s->mlock);
 	s->gen = gen;
 	s->target = target;
+	s->cgroup = cgroup;
 	s->owner = owner;
 	s->cfg = *cfg;
 	s->st = st;

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <linux/embm.h>
 #include <poll.h>
@@ -39,6 +40,7 @@ static void print_usage(FILE *f)
 		"usage: embm-run [options] -- cmd [args]\n"
 		"       embm-run [options] --pid P\n"
 		"       embm-run [options] --system [-- cmd [args]]\n"
+		"       embm-run [options] --cgroup DIR [-- cmd [args]]\n"
 		"\n"
 		"Samples where the memory accesses of a command (or a running process, or\n"
 		"the whole system) go, and prints them per NUMA node and tier.\n"
@@ -46,7 +48,9 @@ static void print_usage(FILE *f)
 		"  -n, --node N        node under study (usually the CXL node): shown first\n"
 		"  -s, --system        every process, while cmd runs or for --duration\n"
 		"  -p, --pid P         a running process, until Ctrl-C, --duration or its exit\n"
-		"  -d, --duration S    stop after S seconds (--pid, --system)\n"
+		"  -c, --cgroup DIR    the tasks of a cgroup v2 directory (a command is put\n"
+		"                      into it), while cmd runs or for --duration\n"
+		"  -d, --duration S    stop after S seconds (--pid, --system, --cgroup)\n"
 		"  -S, --source NAME   auto, pebs, ibs or swfault for this session\n"
 		"  -P, --period N      sample period for this session (0: the source's)\n"
 		"  -i, --interval S    print a snapshot every S seconds while running\n"
@@ -155,12 +159,12 @@ static void knobs_restore(struct knob *k, int n)
 	}
 }
 
-static void start_or_die(pid_t pid, int node, const char *who)
+static void start_or_die(pid_t pid, int node, unsigned int flags, const char *who)
 {
 	struct embm_report r;
 	int err;
 
-	if (!syscall(__NR_embm_start, pid, node))
+	if (!syscall(__NR_embm_start, pid, node, flags))
 		return;
 	err = errno;
 	/* The numbers belong to other calls on kernels without embm. */
@@ -172,6 +176,18 @@ static void start_or_die(pid_t pid, int node, const char *who)
 		      embm_strerror_start(err), r.target, proc_dir);
 	}
 	fatal("cannot sample %s: %s", who, embm_strerror_start(err));
+}
+
+/* Put @pid into the cgroup of directory @dir, before it runs the command. */
+static void join_cgroup(const char *dir, pid_t pid)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", pid) < 0 || fclose(f))
+		fatal("cannot move the command into %s: %m", dir);
 }
 
 static void report(FILE *out, const char *what, bool json, unsigned int top)
@@ -253,6 +269,7 @@ int main(int argc, char **argv)
 		{ "node",	required_argument, NULL, 'n' },
 		{ "system",	no_argument,	   NULL, 's' },
 		{ "pid",	required_argument, NULL, 'p' },
+		{ "cgroup",	required_argument, NULL, 'c' },
 		{ "duration",	required_argument, NULL, 'd' },
 		{ "source",	required_argument, NULL, 'S' },
 		{ "period",	required_argument, NULL, 'P' },
@@ -267,14 +284,16 @@ int main(int argc, char **argv)
 	int node = EMBM_NODE_NONE, opt, go[2], status = 0, rc = 0, pidfd;
 	double duration = 0, interval = 0;
 	unsigned int top = 10;
-	const char *output = NULL;
+	const char *output = NULL, *cgroup = NULL;
+	unsigned int flags = 0;
+	int cgfd = -1;
 	bool json = false, system_wide = false;
 	pid_t pid = 0, target, child;
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	char what[512] = "";
 	FILE *out = stdout;
 
-	while ((opt = getopt_long(argc, argv, "+n:sp:d:S:P:i:t:jo:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+n:sp:c:d:S:P:i:t:jo:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			node = parse_num(optarg, "--node", -1);
@@ -284,6 +303,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			pid = parse_num(optarg, "--pid", 1);
+			break;
+		case 'c':
+			cgroup = optarg;
 			break;
 		case 'd':
 			duration = atof(optarg);
@@ -316,9 +338,16 @@ int main(int argc, char **argv)
 	}
 	argv += optind;
 	argc -= optind;
-	if ((pid && (system_wide || argc)) || (!pid && !system_wide && !argc)) {
+	if ((pid && (system_wide || argc || cgroup)) || (cgroup && system_wide) ||
+	    (!pid && !system_wide && !cgroup && !argc)) {
 		print_usage(stderr);
 		return 2;
+	}
+	if (cgroup) {
+		cgfd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cgfd < 0)
+			fatal("cannot open cgroup %s: %m", cgroup);
+		flags = EMBM_FLAG_CGROUP;
 	}
 	if (duration < 0 || interval < 0)
 		fatal("--duration and --interval take seconds >= 0");
@@ -331,14 +360,17 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	if (!argc) {
-		/* An existing process, or the system, until told to stop. */
-		target = system_wide ? EMBM_PID_SYSTEM : pid;
-		snprintf(what, sizeof(what), system_wide ? "system-wide" : "process %d", pid);
+		/* An existing process, a cgroup or the system, until told to stop. */
+		target = cgroup ? cgfd : system_wide ? EMBM_PID_SYSTEM : pid;
+		if (cgroup)
+			snprintf(what, sizeof(what), "cgroup %s", cgroup);
+		else
+			snprintf(what, sizeof(what), system_wide ? "system-wide" : "process %d", pid);
 		knobs_set(knobs, 2);
-		start_or_die(target, node, what);
+		start_or_die(target, node, flags, what);
 		knobs_restore(knobs, 2);
 		wait_loop(-1, duration, interval, out, what, json, top);
-		if (syscall(__NR_embm_end, target) && errno != ENOENT)
+		if (syscall(__NR_embm_end, target, flags) && errno != ENOENT)
 			fprintf(stderr, "embm-run: embm_end: %m\n");
 		report(out, what, json, top);
 		return 0;
@@ -365,9 +397,11 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	close(go[0]);
-	target = system_wide ? EMBM_PID_SYSTEM : child;
+	if (cgroup)
+		join_cgroup(cgroup, child);
+	target = cgroup ? cgfd : system_wide ? EMBM_PID_SYSTEM : child;
 	knobs_set(knobs, 2);
-	start_or_die(target, node, system_wide ? "the system" : what);
+	start_or_die(target, node, flags, cgroup ? cgroup : system_wide ? "the system" : what);
 	knobs_restore(knobs, 2);
 	/* The child waits for go[] and cannot have been reaped yet. */
 	pidfd = syscall(SYS_pidfd_open, child, 0);
@@ -384,7 +418,7 @@ int main(int argc, char **argv)
 			fatal("waitpid: %m");
 	}
 	/* After its exit the session has ended by itself; this collects it. */
-	if (syscall(__NR_embm_end, target) && errno != ENOENT)
+	if (syscall(__NR_embm_end, target, flags) && errno != ENOENT)
 		fprintf(stderr, "embm-run: embm_end: %m\n");
 	report(out, what, json, top);
 	if (out != stdout)

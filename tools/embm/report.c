@@ -415,6 +415,8 @@ static const char *const start_errors[] = {
 	[EINVAL]	=
 		"invalid pid or node (the node must be online and have memory), or a knob the source refuses",
 	[EBUSY]		= "a session is already running",
+	[EBADF]		= "not an open cgroup v2 directory",
+	[ENOENT]	= "the cgroup is being removed",
 	[EOPNOTSUPP]	= "no sample source works here, or not the one forced (see dmesg)",
 	[ENOMEM]	= "out of memory",
 };

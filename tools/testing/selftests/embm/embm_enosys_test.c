@@ -14,14 +14,14 @@
 TEST(embm_start_enosys)
 {
 	errno = 0;
-	ASSERT_EQ(-1, syscall(__NR_embm_start, EMBM_PID_SELF, EMBM_NODE_NONE));
+	ASSERT_EQ(-1, syscall(__NR_embm_start, EMBM_PID_SELF, EMBM_NODE_NONE, 0));
 	ASSERT_EQ(ENOSYS, errno);
 }
 
 TEST(embm_end_enosys)
 {
 	errno = 0;
-	ASSERT_EQ(-1, syscall(__NR_embm_end, EMBM_PID_SYSTEM));
+	ASSERT_EQ(-1, syscall(__NR_embm_end, EMBM_PID_SYSTEM, 0));
 	ASSERT_EQ(ENOSYS, errno);
 }
 

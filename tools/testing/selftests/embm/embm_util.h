@@ -22,12 +22,12 @@
 
 static inline long embm_start(pid_t pid, int node)
 {
-	return syscall(__NR_embm_start, pid, node);
+	return syscall(__NR_embm_start, pid, node, 0);
 }
 
 static inline long embm_end(pid_t pid)
 {
-	return syscall(__NR_embm_end, pid);
+	return syscall(__NR_embm_end, pid, 0);
 }
 
 /* Parse a node list such as "0-1,3" from sysfs into @set; -1 on error. */
