@@ -119,7 +119,7 @@ long embm_opts_num(const struct embm_tool *t, const char *opt, const char *s,
 }
 
 /* Seconds, >= 0, with a fraction; exit with bad usage if not. */
-static double seconds(const struct embm_tool *t, const char *opt, const char *s)
+static double parse_seconds(const struct embm_tool *t, const char *opt, const char *s)
 {
 	char *end;
 	double v;
@@ -137,10 +137,10 @@ static void take_shared(const struct embm_tool *t, struct embm_opts *o, int i,
 {
 	switch (i) {
 	case EMBM_OPT_DURATION:
-		o->duration = seconds(t, "--duration", arg);
+		o->duration = parse_seconds(t, "--duration", arg);
 		break;
 	case EMBM_OPT_INTERVAL:
-		o->interval = seconds(t, "--interval", arg);
+		o->interval = parse_seconds(t, "--interval", arg);
 		break;
 	case EMBM_OPT_SOURCE:
 		o->source = arg;

@@ -18,6 +18,7 @@
 
 #include "procfs.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_FIELDS	64	/* columns of nodes and hotpages, fields of a line */
 #define MAX_COLUMNS	1025	/* columns of matrix: cpu_node and a node each */
 
@@ -174,16 +175,18 @@ int embm_proc_read_status(const char *dir, struct embm_proc_status *st)
 
 enum col_type { COL_INT, COL_UINT, COL_ULL, COL_HEX, COL_DOUBLE, COL_STR, COL_STUDY };
 
-/* A column of a table file: its name in the header, where it goes in a row. */
+/*
+ * A column of a table file: its name in the header, its type, where it
+ * goes in a row; COL_STR goes into char[EMBM_PROC_WORD].
+ */
 struct col {
 	const char *name;
 	enum col_type type;
-	size_t off, size;
+	size_t off;
 };
 
-#define COL(_name, _type, _struct, _field)					\
-	{ .name = _name, .type = _type, .off = offsetof(_struct, _field),	\
-	  .size = sizeof(((_struct *)0)->_field) }
+#define COL(_name, _type, _struct, _field)	\
+	{ .name = _name, .type = _type, .off = offsetof(_struct, _field) }
 
 static const struct col node_cols[] = {	/* the key column first */
 	COL("node", COL_INT, struct embm_node, node),
@@ -235,7 +238,7 @@ static int parse_field(const struct col *c, const char *s, char *row)
 		*(double *)p = strtod(s, &end);
 		break;
 	case COL_STR:
-		snprintf(p, c->size, "%s", s);
+		snprintf(p, EMBM_PROC_WORD, "%s", s);
 		return 0;
 	case COL_STUDY:
 		*(bool *)p = !strcmp(s, "*");
@@ -308,7 +311,7 @@ out_proto:
 int embm_proc_read_nodes(const char *dir, struct embm_node *nodes, int max)
 {
 	return read_table(dir, "nodes", node_cols,
-			  sizeof(node_cols) / sizeof(node_cols[0]),
+			  ARRAY_SIZE(node_cols),
 			  nodes, sizeof(*nodes), max);
 }
 
@@ -324,7 +327,7 @@ int embm_proc_read_nodes(const char *dir, struct embm_node *nodes, int max)
 int embm_proc_read_hot(const char *dir, struct embm_hot *hot, int max)
 {
 	return read_table(dir, "hotpages", hot_cols,
-			  sizeof(hot_cols) / sizeof(hot_cols[0]),
+			  ARRAY_SIZE(hot_cols),
 			  hot, sizeof(*hot), max);
 }
 

@@ -15,6 +15,7 @@
 #define EMBM_PROC_DIR		"/proc/embm"
 #define EMBM_PROC_MAX_KEYS	96
 #define EMBM_PROC_MAX_EVENTS	16
+#define EMBM_PROC_WORD		16	/* a one-word column: tier */
 
 /* One "event" line of status: one kind of perf event of the session. */
 struct embm_event {
@@ -39,7 +40,7 @@ struct embm_proc_status {
 /* One row of /proc/embm/nodes; a column the file lacks reads 0. */
 struct embm_node {
 	int node;
-	char tier[16];
+	char tier[EMBM_PROC_WORD];
 	unsigned long long samples, loads, stores, accesses, lat_samples,
 			   lat_mean, pages, cache, mem;
 	double share;
@@ -51,7 +52,7 @@ struct embm_hot {
 	unsigned int rank;
 	unsigned long long pfn, count, error;
 	int node;
-	char tier[16];
+	char tier[EMBM_PROC_WORD];
 	bool study;
 };
 

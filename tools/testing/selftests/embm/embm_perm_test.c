@@ -42,7 +42,6 @@
 #define USER_OTHER	65533	/* another user */
 #define USER_PERFMON	65532	/* a user with CAP_PERFMON only */
 
-
 enum who { ROOT, PERFMON, OWNER, OTHER, NR_WHO };
 enum what { SELF, OTHER_PROC, SYSTEM, NR_WHAT };
 
