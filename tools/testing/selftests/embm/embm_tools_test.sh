@@ -20,15 +20,12 @@ DIR=$(dirname "$0")
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { ktap_test_pass "$1"; }
-not_ok() { ktap_test_fail "$1"; }
-
 # check NAME CMD...: ok if CMD succeeds.  Not ktap_test_result, which
 # splits a quoted argument of CMD at its blanks.
 check() {
 	name=$1
 	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
+	if "$@"; then ktap_test_pass "$name"; else ktap_test_fail "$name"; fi
 }
 
 # json_node FILE NODE FIELD: a field of one node line of a JSON report.
@@ -109,8 +106,12 @@ for nd in $nodes; do
 	ktap_print_msg "node $nd: $counts; shares $s_truth vs $s_got (1/100 %)"
 done
 what="embm-run on embm-bench: per-node counts and shares match"
-[ $rc = 0 ] && [ $good = 1 ] && ok "$what" ||
-	{ not_ok "$what"; sed 's/^/# /' "$tmp/err"; }
+if [ $rc = 0 ] && [ $good = 1 ]; then
+	ktap_test_pass "$what"
+else
+	ktap_test_fail "$what"
+	sed 's/^/# /' "$tmp/err"
+fi
 
 # 5: the node under study is marked and comes first
 first=$(sed -n 's/.*{"node": \([0-9]*\),.*/\1/p' "$tmp/run.json" | head -n 1)
