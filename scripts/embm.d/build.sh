@@ -67,7 +67,8 @@ build_kernel() {
 }
 
 # Static guest programs: the tools and the selftests, built against the
-# exported headers of obj-y, or of obj-$1 ('build debug' alone has no obj-y).
+# exported headers of obj-y, or of obj-$1 ('build debug' alone has no obj-y);
+# the selftests compile in the tools' reader of /proc/embm (procfs.c).
 build_guest_progs() {
 	local out=$EMBM_BUILD/guest/bin hdr=$EMBM_BUILD/obj-${1:-y}/usr/include d
 	[ -d "$hdr" ] || { log "no exported headers in $hdr"; return 1; }
@@ -88,6 +89,10 @@ build_guest_progs() {
 			|| return 1
 		cp "$d"/*_test.sh "$out/" 2>/dev/null
 	done
+	# The shell tests print KTAP with kselftest's helpers, which they
+	# find where "make install" puts them: ../kselftest beside their dir.
+	mkdir -p "$EMBM_BUILD/guest/kselftest" &&
+	cp "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$EMBM_BUILD/guest/kselftest/"
 }
 
 # The embm objects under Debian's amd64 config with CONFIG_EMBM=y: objects

@@ -109,6 +109,8 @@ run_initramfs() {
 		[ "$(basename "$f")" = init ] || cp "$f" "$root/embm/bin/"
 	done
 	[ -d "$EMBM_BUILD/guest/bin" ] && cp -r "$EMBM_BUILD/guest/bin/." "$root/embm/bin/"
+	# kselftest's helpers, at ../kselftest from the tests as installed.
+	[ -d "$EMBM_BUILD/guest/kselftest" ] && cp -r "$EMBM_BUILD/guest/kselftest" "$root/embm/"
 	for f in "$@"; do
 		src=${f%%:*}
 		dst=${f#*:}

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "opts.h"
+
 #define PAGE		4096UL
 #define LINE		64UL
 #define MAX_BUFFERS	64
@@ -53,26 +55,39 @@ static long passes = 1;
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
 
-static void print_usage(FILE *f)
-{
-	fprintf(f,
+static const struct embm_tool_opt bench_opts[] = {
+	{ "buffer", required_argument, 'b', "SIZE@NODE",
+	  "a buffer of SIZE bytes (K, M, G) bound to NODE" },
+	{ "pattern", required_argument, 'p', "P",
+	  "write (default), seq-read, rand-read or chase" },
+	{ "threads", required_argument, 't', "N",
+	  "threads per process, each on a slice (default 1)" },
+	{ "children", required_argument, 'c', "N",
+	  "child processes, each with buffers of its own" },
+	{ "passes", required_argument, 'r', "N", "passes of the pattern (default 1)" },
+	{ }
+};
+
+static int bench_opt(int opt, const char *arg, void *data);
+
+static const struct embm_tool tool = {
+	.name = "embm-bench",
+	.usage =
 		"usage: embm-bench [options] -b SIZE@NODE [-b SIZE@NODE ...]\n"
 		"\n"
-		"Touches buffers bound to nodes and says what it did per node.\n"
-		"\n"
-		"  -b, --buffer SIZE@NODE  a buffer of SIZE bytes (K, M, G) bound to NODE\n"
-		"  -p, --pattern P         write (default), seq-read, rand-read or chase\n"
-		"  -t, --threads N         threads per process, each on a slice (default 1)\n"
-		"  -c, --children N        child processes, each with buffers of its own\n"
-		"  -r, --passes N          passes of the pattern (default 1)\n"
-		"  -d, --duration S        run passes for S seconds instead\n"
-		"  -j, --json              print JSON, in embm-run's names\n"
-		"  -o, --output FILE       write to FILE, not stdout\n"
-		"  -h, --help              this text\n"
-		"\n"
+		"Touches buffers bound to nodes and says what it did per node.\n",
+	.opts = bench_opts,
+	.shared = EMBM_OPT(DURATION) | EMBM_OPT(JSON) | EMBM_OPT(OUTPUT),
+	.help = {
+		[EMBM_OPT_DURATION] = "run passes for S seconds instead",
+		[EMBM_OPT_JSON] = "print JSON, in embm-run's names",
+		[EMBM_OPT_OUTPUT] = "write to FILE, not stdout",
+	},
+	.notes =
 		"Every page is first written once (pages), then the pattern makes one\n"
-		"access per 64-byte line a pass (accesses = loads + stores).\n");
-}
+		"access per 64-byte line a pass (accesses = loads + stores).\n",
+	.parse = bench_opt,
+};
 
 /* @fmt is a string literal, checked by the compiler as fprintf()'s is. */
 #define fatal(fmt, ...)							\
@@ -290,71 +305,53 @@ static void print(FILE *f, bool json, double secs)
 	}
 }
 
+static int bench_opt(int opt, const char *arg, void *data)
+{
+	int i;
+
+	(void)data;
+	switch (opt) {
+	case 'b':
+		if (nr_buffers == MAX_BUFFERS)
+			fatal("at most %d buffers", MAX_BUFFERS);
+		buffers[nr_buffers].size = parse_size(arg);
+		buffers[nr_buffers].node = atoi(strchr(arg, '@') + 1);
+		nr_buffers++;
+		return 0;
+	case 'p':
+		for (i = 0; i < 4 && strcmp(arg, pattern_names[i]); i++)
+			;
+		if (i == 4)
+			fatal("--pattern: one of write, seq-read, rand-read, chase");
+		pattern = i;
+		return 0;
+	case 't':
+		nr_threads = atoi(arg);
+		return 0;
+	case 'c':
+		nr_children = atoi(arg);
+		return 0;
+	case 'r':
+		passes = atol(arg);
+		return 0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "buffer",	required_argument, NULL, 'b' },
-		{ "pattern",	required_argument, NULL, 'p' },
-		{ "threads",	required_argument, NULL, 't' },
-		{ "children",	required_argument, NULL, 'c' },
-		{ "passes",	required_argument, NULL, 'r' },
-		{ "duration",	required_argument, NULL, 'd' },
-		{ "json",	no_argument,	   NULL, 'j' },
-		{ "output",	required_argument, NULL, 'o' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{}
-	};
-	const char *output = NULL;
-	bool json = false;
-	FILE *out = stdout;
+	struct embm_opts o = { };
+	bool json;
+	FILE *out;
 	double t0;
-	int opt, i, status, failed = 0;
+	int i, status, failed = 0;
 	pid_t pid;
 
-	while ((opt = getopt_long(argc, argv, "b:p:t:c:r:d:jo:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'b':
-			if (nr_buffers == MAX_BUFFERS)
-				fatal("at most %d buffers", MAX_BUFFERS);
-			buffers[nr_buffers].size = parse_size(optarg);
-			buffers[nr_buffers].node = atoi(strchr(optarg, '@') + 1);
-			nr_buffers++;
-			break;
-		case 'p':
-			for (i = 0; i < 4 && strcmp(optarg, pattern_names[i]); i++)
-				;
-			if (i == 4)
-				fatal("--pattern: one of write, seq-read, rand-read, chase");
-			pattern = i;
-			break;
-		case 't':
-			nr_threads = atoi(optarg);
-			break;
-		case 'c':
-			nr_children = atoi(optarg);
-			break;
-		case 'r':
-			passes = atol(optarg);
-			break;
-		case 'd':
-			duration = atof(optarg);
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			print_usage(stdout);
-			return 0;
-		default:
-			print_usage(stderr);
-			return 2;
-		}
-	}
+	embm_opts_parse(&tool, &o, argc, argv, NULL);
+	duration = o.duration;
+	json = o.json;
 	if (!nr_buffers || optind != argc) {
-		print_usage(stderr);
+		embm_opts_usage(&tool, stderr);
 		return 2;
 	}
 	if (nr_threads < 1 || nr_threads > 1024 || nr_children < 0 || nr_children > 1024 ||
@@ -369,11 +366,7 @@ int main(int argc, char **argv)
 		if (buffers[i].size / PAGE < (size_t)nr_threads)
 			fatal("buffer %d: fewer pages than threads", i);
 	}
-	if (output) {
-		out = fopen(output, "w");
-		if (!out)
-			fatal("cannot write %s: %m", output);
-	}
+	out = embm_opts_output(&tool, &o);
 	shared = mmap(NULL, MAX_NODES * sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)

@@ -28,45 +28,55 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "opts.h"
 #include "report.h"
 
-static const char *proc_dir = "/proc/embm";
+static const char *proc_dir = EMBM_PROC_DIR;
 static sig_atomic_t got_signal;	/* __atomic_*_n(): set by on_signal() */
 static int child_pidfd = -1;	/* the command, for signals */
 
-static void print_usage(FILE *f)
-{
-	fprintf(f,
+static const struct embm_tool_opt run_opts[] = {
+	{ "node", required_argument, 'n', "N",
+	  "node under study (usually the CXL node): shown first" },
+	{ "system", no_argument, 's', NULL,
+	  "every process, while cmd runs or for --duration" },
+	{ "pid", required_argument, 'p', "P",
+	  "a running process, until Ctrl-C, --duration or its exit" },
+	{ "cgroup", required_argument, 'c', "DIR",
+	  "the tasks of a cgroup v2 directory (a command is put into it)" },
+	{ }
+};
+
+static int run_opt(int opt, const char *arg, void *data);
+
+static const struct embm_tool tool = {
+	.name = "embm-run",
+	.usage =
 		"usage: embm-run [options] -- cmd [args]\n"
 		"       embm-run [options] --pid P\n"
 		"       embm-run [options] --system [-- cmd [args]]\n"
 		"       embm-run [options] --cgroup DIR [-- cmd [args]]\n"
 		"\n"
 		"Samples where the memory accesses of a command (or a running process, or\n"
-		"the whole system) go, and prints them per NUMA node and tier.\n"
-		"\n"
-		"  -n, --node N        node under study (usually the CXL node): shown first\n"
-		"  -s, --system        every process, while cmd runs or for --duration\n"
-		"  -p, --pid P         a running process, until Ctrl-C, --duration or its exit\n"
-		"  -c, --cgroup DIR    the tasks of a cgroup v2 directory (a command is put\n"
-		"                      into it), while cmd runs or for --duration\n"
-		"  -d, --duration S    stop after S seconds (--pid, --system, --cgroup)\n"
-		"  -S, --source NAME   auto, pebs, ibs or swfault for this session\n"
-		"  -P, --period N      sample period for this session (0: the source's)\n"
-		"  -i, --interval S    print a snapshot every S seconds while running\n"
-		"  -t, --top N         hot pages to show (default 10)\n"
-		"  -j, --json          print the report as JSON\n"
-		"  -o, --output FILE   write the report to FILE, not stdout\n"
-		"  -h, --help          this text\n"
-		"\n"
+		"the whole system) go, and prints them per NUMA node and tier.\n",
+	.opts = run_opts,
+	.shared = EMBM_OPT(DURATION) | EMBM_OPT(SOURCE) | EMBM_OPT(PERIOD) |
+		  EMBM_OPT(INTERVAL) | EMBM_OPT(TOP) | EMBM_OPT(JSON) | EMBM_OPT(OUTPUT),
+	.help = {
+		[EMBM_OPT_DURATION] = "stop after S seconds (--pid, --system, --cgroup)",
+		[EMBM_OPT_INTERVAL] = "print a snapshot every S seconds while running",
+	},
+	.notes =
 		"With a command, SIGINT and SIGTERM sent to embm-run alone (kill PID) are\n"
 		"passed on to it once; those the terminal sends to its whole foreground\n"
 		"process group (Ctrl-C) reach the command by themselves and are not sent\n"
 		"again.\n"
 		"\n"
 		"Exits with the command's status (128 + signal if it was killed), or 1 when\n"
-		"embm could not sample; the reason is printed.\n");
-}
+		"embm could not sample, 2 for bad usage; the reason is printed.\n",
+	.stop_at_operand = true,
+	.parse = run_opt,
+};
 
 /* After fatal()'s message: stop the command, if there is one, and exit. */
 static void die(void)
@@ -206,16 +216,6 @@ static void report(FILE *out, const char *what, bool json, unsigned int top)
 	fflush(out);
 }
 
-static int parse_num(const char *s, const char *opt, long min)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < min || v > 1000000000)
-		fatal("%s: not a number >= %ld: '%s'", opt, min, s);
-	return v;
-}
-
 static bool session_running(void)
 {
 	struct embm_report r;
@@ -263,84 +263,68 @@ static int wait_loop(int pidfd, double duration, double interval, FILE *out,
 	}
 }
 
+/* What embm-run's own options choose. */
+struct run_args {
+	int node;
+	bool system_wide;
+	pid_t pid;
+	const char *cgroup;
+};
+
+static int run_opt(int opt, const char *arg, void *data)
+{
+	struct run_args *a = data;
+
+	switch (opt) {
+	case 'n':
+		a->node = embm_opts_num(&tool, "--node", arg, -1, 1000000000);
+		return 0;
+	case 's':
+		a->system_wide = true;
+		return 0;
+	case 'p':
+		a->pid = embm_opts_num(&tool, "--pid", arg, 1, 1000000000);
+		return 0;
+	case 'c':
+		a->cgroup = arg;
+		return 0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "node",	required_argument, NULL, 'n' },
-		{ "system",	no_argument,	   NULL, 's' },
-		{ "pid",	required_argument, NULL, 'p' },
-		{ "cgroup",	required_argument, NULL, 'c' },
-		{ "duration",	required_argument, NULL, 'd' },
-		{ "source",	required_argument, NULL, 'S' },
-		{ "period",	required_argument, NULL, 'P' },
-		{ "interval",	required_argument, NULL, 'i' },
-		{ "top",	required_argument, NULL, 't' },
-		{ "json",	no_argument,	   NULL, 'j' },
-		{ "output",	required_argument, NULL, 'o' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{}
-	};
+	struct embm_opts o = { .top = 10, .dir = EMBM_PROC_DIR };
+	struct run_args a = { .node = EMBM_NODE_NONE };
 	struct knob knobs[] = { { .name = "source" }, { .name = "period" } };
-	int node = EMBM_NODE_NONE, opt, go[2], status = 0, rc = 0, pidfd;
-	double duration = 0, interval = 0;
-	unsigned int top = 10;
-	const char *output = NULL, *cgroup = NULL;
+	int node, go[2], status = 0, rc = 0, pidfd;
+	double duration, interval;
+	unsigned int top;
+	bool json, system_wide;
+	pid_t pid, target, child;
+	const char *cgroup;
 	unsigned int flags = 0;
 	int cgfd = -1;
-	bool json = false, system_wide = false;
-	pid_t pid = 0, target, child;
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	char what[512] = "";
-	FILE *out = stdout;
+	FILE *out;
 
-	while ((opt = getopt_long(argc, argv, "+n:sp:c:d:S:P:i:t:jo:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			node = parse_num(optarg, "--node", -1);
-			break;
-		case 's':
-			system_wide = true;
-			break;
-		case 'p':
-			pid = parse_num(optarg, "--pid", 1);
-			break;
-		case 'c':
-			cgroup = optarg;
-			break;
-		case 'd':
-			duration = atof(optarg);
-			break;
-		case 'S':
-			knobs[0].val = optarg;
-			break;
-		case 'P':
-			knobs[1].val = optarg;
-			break;
-		case 'i':
-			interval = atof(optarg);
-			break;
-		case 't':
-			top = parse_num(optarg, "--top", 0);
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			print_usage(stdout);
-			return 0;
-		default:
-			print_usage(stderr);
-			return 2;
-		}
-	}
+	embm_opts_parse(&tool, &o, argc, argv, &a);
+	node = a.node;
+	system_wide = a.system_wide;
+	pid = a.pid;
+	cgroup = a.cgroup;
+	duration = o.duration;
+	interval = o.interval;
+	top = o.top;
+	json = o.json;
+	knobs[0].val = o.source;
+	knobs[1].val = o.period;
 	argv += optind;
 	argc -= optind;
 	if ((pid && (system_wide || argc || cgroup)) || (cgroup && system_wide) ||
 	    (!pid && !system_wide && !cgroup && !argc)) {
-		print_usage(stderr);
+		embm_opts_usage(&tool, stderr);
 		return 2;
 	}
 	if (cgroup) {
@@ -349,13 +333,7 @@ int main(int argc, char **argv)
 			fatal("cannot open cgroup %s: %m", cgroup);
 		flags = EMBM_FLAG_CGROUP;
 	}
-	if (duration < 0 || interval < 0)
-		fatal("--duration and --interval take seconds >= 0");
-	if (output) {
-		out = fopen(output, "w");
-		if (!out)
-			fatal("cannot write %s: %m", output);
-	}
+	out = embm_opts_output(&tool, &o);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 

@@ -12,24 +12,56 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "opts.h"
 #include "report.h"
 
 static sig_atomic_t stop;	/* __atomic_*_n(): set by on_signal() */
 
-static void print_usage(FILE *f)
-{
-	fprintf(f,
+static const struct embm_tool_opt stat_opts[] = {
+	{ "once", no_argument, '1', NULL,
+	  "print once and exit (the default when not a terminal)" },
+	{ "count", required_argument, 'c', "N", "stop after N refreshes" },
+	{ }
+};
+
+/* What embm-stat's own options choose. */
+struct stat_args {
+	bool once;
+	long count;
+};
+
+static int stat_opt(int opt, const char *arg, void *data);
+
+static const struct embm_tool tool = {
+	.name = "embm-stat",
+	.usage =
 		"usage: embm-stat [options]\n"
 		"\n"
-		"Shows the embm session: live while it runs, its results after it ended.\n"
-		"\n"
-		"  -1, --once          print once and exit (the default when not a terminal)\n"
-		"  -i, --interval S    refresh every S seconds (default 1)\n"
-		"  -c, --count N       stop after N refreshes\n"
-		"  -t, --top N         hot pages to show (default 10)\n"
-		"  -j, --json          print JSON (implies --once unless --count is given)\n"
-		"  -D, --dir DIR       read DIR instead of /proc/embm\n"
-		"  -h, --help          this text\n");
+		"Shows the embm session: live while it runs, its results after it ended.\n",
+	.opts = stat_opts,
+	.shared = EMBM_OPT(INTERVAL) | EMBM_OPT(TOP) | EMBM_OPT(JSON) | EMBM_OPT(OUTPUT) |
+		  EMBM_OPT(DIR),
+	.help = {
+		[EMBM_OPT_INTERVAL] = "refresh every S seconds (default 1)",
+		[EMBM_OPT_JSON] = "print JSON (implies --once unless --count is given)",
+	},
+	.parse = stat_opt,
+};
+
+static int stat_opt(int opt, const char *arg, void *data)
+{
+	struct stat_args *a = data;
+
+	switch (opt) {
+	case '1':
+		a->once = true;
+		return 0;
+	case 'c':
+		a->count = embm_opts_num(&tool, "--count", arg, 0, 1000000000);
+		a->once = false;
+		return 0;
+	}
+	return -1;
 }
 
 static void on_signal(int sig)
@@ -39,58 +71,29 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "once",	no_argument,	   NULL, '1' },
-		{ "interval",	required_argument, NULL, 'i' },
-		{ "count",	required_argument, NULL, 'c' },
-		{ "top",	required_argument, NULL, 't' },
-		{ "json",	no_argument,	   NULL, 'j' },
-		{ "dir",	required_argument, NULL, 'D' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{}
-	};
-	bool once = !isatty(STDOUT_FILENO), json = false, tty = isatty(STDOUT_FILENO);
-	const char *dir = "/proc/embm";
-	double interval = 1;
-	long count = -1, top = 10;
+	struct embm_opts o = { .interval = 1, .top = 10, .dir = EMBM_PROC_DIR };
+	struct stat_args a = { .once = !isatty(STDOUT_FILENO), .count = -1 };
+	bool tty = isatty(STDOUT_FILENO), once, json;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct embm_report r;
-	int opt;
+	const char *dir;
+	FILE *out;
+	long count;
 
-	while ((opt = getopt_long(argc, argv, "1i:c:t:jD:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case '1':
-			once = true;
-			break;
-		case 'i':
-			interval = atof(optarg);
-			once = false;
-			break;
-		case 'c':
-			count = atol(optarg);
-			once = false;
-			break;
-		case 't':
-			top = atol(optarg);
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'D':
-			dir = optarg;
-			break;
-		case 'h':
-			print_usage(stdout);
-			return 0;
-		default:
-			print_usage(stderr);
-			return 2;
-		}
-	}
-	if (interval <= 0 || top < 0) {
-		fprintf(stderr, "embm-stat: --interval takes seconds > 0, --top N >= 0\n");
+	embm_opts_parse(&tool, &o, argc, argv, &a);
+	if (optind != argc) {
+		embm_opts_usage(&tool, stderr);
 		return 2;
 	}
+	if (o.interval <= 0) {
+		fprintf(stderr, "embm-stat: --interval takes seconds > 0\n");
+		return 2;
+	}
+	once = a.once && !(o.given & EMBM_OPT(INTERVAL));
+	count = a.count;
+	json = o.json;
+	dir = o.dir;
+	out = embm_opts_output(&tool, &o);
 	if (json && count < 0)
 		once = true;
 	sigaction(SIGINT, &sa, NULL);
@@ -102,19 +105,21 @@ int main(int argc, char **argv)
 				access(dir, F_OK) ? " (kernel without CONFIG_EMBM?)" : "");
 			return 1;
 		}
-		if (!json && tty && !once)
+		if (!json && tty && !once && out == stdout)
 			printf("\033[H\033[2J");
 		if (json)
-			embm_report_json(stdout, &r, "embm-stat", NULL, top);
+			embm_report_json(out, &r, "embm-stat", NULL, o.top);
 		else
-			embm_report_print(stdout, &r, NULL, top);
+			embm_report_print(out, &r, NULL, o.top);
 		embm_report_free(&r);
-		fflush(stdout);
+		fflush(out);
 		if (once || (count >= 0 && n + 1 >= count))
 			break;
-		struct timespec ts = { (time_t)interval,
-				       (long)((interval - (time_t)interval) * 1e9) };
+		struct timespec ts = { (time_t)o.interval,
+				       (long)((o.interval - (time_t)o.interval) * 1e9) };
 		nanosleep(&ts, NULL);
 	}
+	if (out != stdout)
+		fclose(out);
 	return 0;
 }

@@ -2,8 +2,7 @@
 /*
  * embm tools: read /proc/embm and print it as a table or as JSON
  *
- * The files are line-oriented: "version N", a header line naming the
- * fields, then one record a line (Documentation/admin-guide/mm/embm.rst).
+ * procfs.c reads the files; this gathers them into one report and prints it.
  */
 #include <errno.h>
 #include <linux/embm.h>
@@ -14,42 +13,16 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-static FILE *open_file(const char *dir, const char *name)
+/* Status keys whose values are copied as they are, and those that are numbers. */
+static void read_status(struct embm_report *r, const struct embm_proc_status *st)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return fopen(path, "r");
-}
-
-/* Check the "version N" first line; -1 if missing or not ours. */
-static int read_version(FILE *f, int *version)
-{
-	char line[64];
-
-	if (!fgets(line, sizeof(line), f) || sscanf(line, "version %d", version) != 1)
-		return -1;
-	return *version == EMBM_PROC_VERSION ? 0 : -1;
-}
-
-/*
- * "event NAME [(leader)] count N enabled_ms N running_ms N ...": keep the
- * line of a kind that ran less than its enabled time.
- */
-static void read_event(struct embm_report *r, const char *rest)
-{
-	const char *p = strstr(rest, " enabled_ms ");
-	unsigned long long enabled, running;
-	size_t len = strlen(r->multiplexed);
-
-	if (!p || sscanf(p, " enabled_ms %llu running_ms %llu", &enabled, &running) != 2 ||
-	    running >= enabled)
-		return;
-	snprintf(r->multiplexed + len, sizeof(r->multiplexed) - len, "  %s\n", rest);
-}
-
-static int read_status(struct embm_report *r, const char *dir)
-{
+	struct { const char *key; char *s; size_t size; } strs[] = {
+		{ "state", r->state, sizeof(r->state) },
+		{ "source", r->source, sizeof(r->source) },
+		{ "source_reason", r->reason, sizeof(r->reason) },
+		{ "source_semantics", r->semantics, sizeof(r->semantics) },
+		{ "cpus", r->cpus, sizeof(r->cpus) },
+	};
 	struct { const char *key; unsigned long long *v; } nums[] = {
 		{ "period", &r->period }, { "store_period", &r->store_period },
 		{ "period_changes", &r->period_changes }, { "elapsed_ms", &r->elapsed_ms },
@@ -62,173 +35,84 @@ static int read_status(struct embm_report *r, const char *dir)
 		{ "cache_served", &r->cache_served },
 		{ "kinds_multiplexed", &r->kinds_multiplexed },
 	};
-	char line[512], key[64];
-	FILE *f = open_file(dir, "status");
+	const char *v;
 	unsigned int i;
-	int off;
+	int e;
 
-	if (!f)
-		return -1;
-	if (read_version(f, &r->version)) {
-		fclose(f);
-		return -1;
+	r->version = st->version;
+	for (i = 0; i < ARRAY_SIZE(strs); i++) {
+		v = embm_proc_status_str(st, strs[i].key);
+		snprintf(strs[i].s, strs[i].size, "%s", v ?: "");
 	}
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, "%63s %n", key, &off) != 1)
+	for (i = 0; i < ARRAY_SIZE(nums); i++) {
+		v = embm_proc_status_str(st, nums[i].key);
+		*nums[i].v = v ? strtoull(v, NULL, 10) : 0;
+	}
+	if (embm_proc_status_str(st, "target"))
+		r->target = embm_proc_status_ll(st, "target");
+	if (embm_proc_status_str(st, "node"))
+		r->node = embm_proc_status_ll(st, "node");
+	/* The "event" lines of kinds that ran less than their enabled time. */
+	for (e = 0; e < st->nr_events; e++) {
+		const struct embm_event *ev = &st->events[e];
+		size_t len = strlen(r->multiplexed);
+		char key[64];
+
+		if (ev->running_ms >= ev->enabled_ms)
 			continue;
-		if (!strcmp(key, "state"))
-			snprintf(r->state, sizeof(r->state), "%s", line + off);
-		else if (!strcmp(key, "target"))
-			r->target = atoi(line + off);
-		else if (!strcmp(key, "node"))
-			r->node = atoi(line + off);
-		else if (!strcmp(key, "source"))
-			snprintf(r->source, sizeof(r->source), "%s", line + off);
-		else if (!strcmp(key, "source_reason"))
-			snprintf(r->reason, sizeof(r->reason), "%s", line + off);
-		else if (!strcmp(key, "source_semantics"))
-			snprintf(r->semantics, sizeof(r->semantics), "%s", line + off);
-		else if (!strcmp(key, "cpus"))
-			snprintf(r->cpus, sizeof(r->cpus), "%s", line + off);
-		else if (!strcmp(key, "event"))
-			read_event(r, line + off);
-		for (i = 0; i < ARRAY_SIZE(nums); i++)
-			if (!strcmp(key, nums[i].key))
-				*nums[i].v = strtoull(line + off, NULL, 10);
+		snprintf(key, sizeof(key), "event %s", ev->name);
+		snprintf(r->multiplexed + len, sizeof(r->multiplexed) - len, "  %s %s\n",
+			 ev->name, embm_proc_status_str(st, key) ?: "");
 	}
-	fclose(f);
-	return 0;
-}
-
-static int read_nodes(struct embm_report *r, const char *dir)
-{
-	char line[512], study[4];
-	struct embm_node *n;
-	FILE *f = open_file(dir, "nodes");
-	int version;
-
-	if (!f)
-		return -1;
-	if (read_version(f, &version)) {
-		fclose(f);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) && r->nr_nodes < EMBM_TOOLS_MAX_NODES) {
-		n = &r->nodes[r->nr_nodes];
-		if (sscanf(line, "%d %15s %llu %lf %llu %llu %llu %llu %llu %llu %3s %llu %llu",
-			   &n->node, n->tier, &n->samples, &n->share, &n->loads,
-			   &n->stores, &n->accesses, &n->lat_samples, &n->lat_mean,
-			   &n->pages, study, &n->cache, &n->mem) != 13)
-			continue;
-		n->study = study[0] == '*';
-		r->nr_nodes++;
-	}
-	fclose(f);
-	return 0;
-}
-
-static int read_matrix(struct embm_report *r, const char *dir)
-{
-	char line[8192], *p, *end;
-	FILE *f = open_file(dir, "matrix");
-	int version, c;
-
-	if (!f)
-		return -1;
-	if (read_version(f, &version) || !fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return -1;
-	}
-	/* "cpu_node mem2 mem0 ..." */
-	for (p = strstr(line, "mem"); p && r->nr_cols < EMBM_TOOLS_MAX_NODES;
-	     p = strstr(p, "mem"))
-		r->cols[r->nr_cols++] = strtol(p + 3, &p, 10);
-	r->matrix = calloc((size_t)EMBM_TOOLS_MAX_NODES * (r->nr_cols ?: 1),
-			   sizeof(*r->matrix));
-	if (!r->matrix) {
-		fclose(f);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) && r->nr_rows < EMBM_TOOLS_MAX_NODES) {
-		r->rows[r->nr_rows] = strtol(line, &p, 10);
-		if (p == line)
-			continue;
-		for (c = 0; c < r->nr_cols; c++) {
-			r->matrix[r->nr_rows * r->nr_cols + c] = strtoull(p, &end, 10);
-			p = end;
-		}
-		r->nr_rows++;
-	}
-	fclose(f);
-	return 0;
-}
-
-static int read_hot(struct embm_report *r, const char *dir)
-{
-	char line[256], study[4];
-	FILE *f = open_file(dir, "hotpages");
-	struct embm_hot *h;
-	int version;
-
-	if (!f)
-		return -1;
-	if (read_version(f, &version)) {
-		fclose(f);
-		return -1;
-	}
-	r->hot = calloc(EMBM_TOOLS_MAX_HOT, sizeof(*r->hot));
-	if (!r->hot) {
-		fclose(f);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) && r->nr_hot < EMBM_TOOLS_MAX_HOT) {
-		h = &r->hot[r->nr_hot];
-		if (sscanf(line, "%u %llx %d %15s %llu %llu %3s", &h->rank, &h->pfn,
-			   &h->node, h->tier, &h->count, &h->error, study) != 7)
-			continue;
-		h->study = study[0] == '*';
-		r->nr_hot++;
-	}
-	fclose(f);
-	return 0;
 }
 
 /**
  * embm_report_read() - read every file of an embm procfs directory
  * @r:   filled in; free with embm_report_free()
- * @dir: normally "/proc/embm"
+ * @dir: normally EMBM_PROC_DIR
  *
  * Return: 0; -1 with errno set when a file is missing or of another
  * version (ENOENT: no embm here; EPROTO: a layout this tool does not know).
  */
 int embm_report_read(struct embm_report *r, const char *dir)
 {
+	struct embm_proc_status *st;
+	int n;
+
 	memset(r, 0, sizeof(*r));
 	r->target = -1;
 	r->node = -1;
-	errno = 0;
-	if (read_status(r, dir)) {
-		if (!errno)
-			errno = EPROTO;
+	st = malloc(sizeof(*st));
+	if (!st)
+		return -1;
+	if (embm_proc_read_status(dir, st)) {
+		free(st);
 		return -1;
 	}
+	read_status(r, st);
+	free(st);
 	if (!strcmp(r->state, "idle"))
 		return 0;
-	if (read_nodes(r, dir) || read_matrix(r, dir) || read_hot(r, dir)) {
-		if (!errno)
-			errno = EPROTO;
+	n = embm_proc_read_nodes(dir, r->nodes, EMBM_TOOLS_MAX_NODES);
+	if (n < 0)
+		return -1;
+	r->nr_nodes = n;
+	r->hot = calloc(EMBM_TOOLS_MAX_HOT, sizeof(*r->hot));
+	if (!r->hot)
+		return -1;
+	n = embm_proc_read_hot(dir, r->hot, EMBM_TOOLS_MAX_HOT);
+	if (n < 0 || embm_proc_read_matrix(dir, &r->matrix, EMBM_TOOLS_MAX_NODES)) {
 		embm_report_free(r);
 		return -1;
 	}
+	r->nr_hot = n;
 	return 0;
 }
 
 void embm_report_free(struct embm_report *r)
 {
-	free(r->matrix);
+	embm_proc_free_matrix(&r->matrix);
 	free(r->hot);
-	r->matrix = NULL;
 	r->hot = NULL;
 }
 
@@ -250,6 +134,7 @@ static void print_lat(FILE *f, const struct embm_node *n)
 void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		       unsigned int top)
 {
+	const struct embm_matrix *m = &r->matrix;
 	int i, c;
 
 	if (what)
@@ -284,15 +169,15 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		print_lat(f, n);
 		fprintf(f, " %9llu %10llu %10llu\n", n->pages, n->cache, n->mem);
 	}
-	if (r->nr_rows) {
+	if (m->nr_rows) {
 		fprintf(f, "\nsamples by CPU node (rows) and memory node (columns):\n%8s", "");
-		for (c = 0; c < r->nr_cols; c++)
-			fprintf(f, " %10s%d", "mem", r->cols[c]);
+		for (c = 0; c < m->nr_cols; c++)
+			fprintf(f, " %10s%d", "mem", m->cols[c]);
 		fprintf(f, "\n");
-		for (i = 0; i < r->nr_rows; i++) {
-			fprintf(f, "  cpu%-4d", r->rows[i]);
-			for (c = 0; c < r->nr_cols; c++)
-				fprintf(f, " %11llu", r->matrix[i * r->nr_cols + c]);
+		for (i = 0; i < m->nr_rows; i++) {
+			fprintf(f, "  cpu%-4d", m->rows[i]);
+			for (c = 0; c < m->nr_cols; c++)
+				fprintf(f, " %11llu", m->samples[i * m->nr_cols + c]);
 			fprintf(f, "\n");
 		}
 	}
@@ -344,6 +229,7 @@ static void json_str(FILE *f, const char *s)
 void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		      const char *what, unsigned int top)
 {
+	const struct embm_matrix *m = &r->matrix;
 	int i, c;
 
 	fprintf(f, "{\"version\": %d, \"tool\": ", EMBM_PROC_VERSION);
@@ -382,11 +268,11 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 			i + 1 < r->nr_nodes ? "," : "");
 	}
 	fprintf(f, " ],\n \"matrix\": [\n");
-	for (i = 0; i < r->nr_rows; i++) {
-		for (c = 0; c < r->nr_cols; c++)
+	for (i = 0; i < m->nr_rows; i++) {
+		for (c = 0; c < m->nr_cols; c++)
 			fprintf(f, "  {\"cpu_node\": %d, \"mem_node\": %d, \"samples\": %llu}%s\n",
-				r->rows[i], r->cols[c], r->matrix[i * r->nr_cols + c],
-				i + 1 < r->nr_rows || c + 1 < r->nr_cols ? "," : "");
+				m->rows[i], m->cols[c], m->samples[i * m->nr_cols + c],
+				i + 1 < m->nr_rows || c + 1 < m->nr_cols ? "," : "");
 	}
 	fprintf(f, " ],\n \"hot_pages\": [\n");
 	for (i = 0; i < r->nr_hot && i < (int)top; i++) {

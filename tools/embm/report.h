@@ -8,25 +8,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "procfs.h"
+
 #define EMBM_TOOLS_MAX_NODES	1024
 #define EMBM_TOOLS_MAX_HOT	65536
-
-struct embm_node {
-	int node;
-	char tier[16];
-	unsigned long long samples, loads, stores, accesses, lat_samples,
-			   lat_mean, pages, cache, mem;
-	double share;
-	bool study;
-};
-
-struct embm_hot {
-	unsigned int rank;
-	unsigned long long pfn, count, error;
-	int node;
-	char tier[16];
-	bool study;
-};
 
 /* What /proc/embm says, in one read of each file. */
 struct embm_report {
@@ -45,11 +30,7 @@ struct embm_report {
 	char cpus[256];
 	int nr_nodes;
 	struct embm_node nodes[EMBM_TOOLS_MAX_NODES];
-	int nr_cols;				/* matrix columns: memory nodes */
-	int cols[EMBM_TOOLS_MAX_NODES];
-	int nr_rows;				/* matrix rows: CPU nodes */
-	int rows[EMBM_TOOLS_MAX_NODES];
-	unsigned long long *matrix;		/* nr_rows x nr_cols */
+	struct embm_matrix matrix;
 	int nr_hot;
 	struct embm_hot *hot;
 };

@@ -146,7 +146,7 @@ FIXTURE_TEARDOWN(cgroup)
  */
 TEST_F(cgroup, counts_only_its_tasks)
 {
-	struct embm_node_row rows[EMBM_MAX_NODES];
+	struct embm_node rows[EMBM_MAX_NODES];
 	int go[2], status, i;
 	char buf[256];
 	pid_t a, b;

@@ -25,34 +25,8 @@
 #include "../kselftest_harness.h"
 #include "embm_util.h"
 
-#define ERRNO_OF(call)	((call) == -1 ? errno : 0)
 #define DEBUGFS		"/sys/kernel/debug"
 #define MAX_NTH		20000	/* far more allocations than one start makes */
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		err = -1;
-	close(fd);
-	return err;
-}
-
-static long read_long(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
-}
 
 static const char *const attrs[][2] = {
 	{ DEBUGFS "/failslab/ignore-gfp-wait", "N" },

@@ -22,7 +22,6 @@
 #include "../kselftest_harness.h"
 #include "embm_util.h"
 
-#define ERRNO_OF(call)	((call) == -1 ? errno : 0)
 #define NOBODY		65534
 
 enum kind { START, END, KNOB, PROC_WRITE, PROC_OPEN, PROC_SEEK };
@@ -98,19 +97,6 @@ static const struct bad cases[] = {
 	{ PROC_SEEK, "status", .err = EINVAL },
 	{ PROC_SEEK, "nodes", .err = EINVAL },
 };
-
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
 
 static int resolve(int v)
 {

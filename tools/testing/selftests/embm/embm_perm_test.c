@@ -42,8 +42,6 @@
 #define USER_OTHER	65533	/* another user */
 #define USER_PERFMON	65532	/* a user with CAP_PERFMON only */
 
-#define ERRNO_OF(call)	((call) == -1 ? errno : 0)
-
 enum who { ROOT, PERFMON, OWNER, OTHER, NR_WHO };
 enum what { SELF, OTHER_PROC, SYSTEM, NR_WHAT };
 
@@ -101,27 +99,6 @@ static int get_paranoid(void)
 		fclose(f);
 	}
 	return level;
-}
-
-static int set_caps(unsigned long long caps)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = {
-		{ .effective = caps, .permitted = caps },
-		{ .effective = caps >> 32, .permitted = caps >> 32 },
-	};
-
-	return syscall(SYS_capset, &hdr, data);
-}
-
-/* Become @uid (and gid) with only @caps; stay ptrace-able by that uid. */
-static int become(uid_t uid, unsigned long long caps)
-{
-	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
-	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
-	    set_caps(caps) || prctl(PR_SET_DUMPABLE, 1))
-		return -1;
-	return 0;
 }
 
 static int become_who(enum who who)
@@ -207,15 +184,6 @@ static pid_t spawn_target(int *wfd)
 	close(p[0]);
 	*wfd = p[1];
 	return pid;
-}
-
-static int reap(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Results of one caller at one level, filled in by a child. */
@@ -487,11 +455,6 @@ TEST_F(perm, file_is_bound_to_its_session)
 	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
 }
 
-static int online_cpus(void)
-{
-	return sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 /*
  * perf_mmap()'s limit for a user without CAP_IPC_LOCK: perf_event_mlock_kb
  * per online CPU, then RLIMIT_MEMLOCK.  The oracle maps ring buffers of
@@ -541,19 +504,6 @@ static void ring_cell(void *arg, int l, enum who who)
 	if (!r->embm)
 		embm_end(EMBM_PID_SELF);
 	r->perf = perf_mmap_errno(r->pages);
-}
-
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
 }
 
 /* Does perf_mmap()'s rule refuse @pages data pages on every online CPU? */
@@ -621,21 +571,6 @@ static int copy_file(const char *from, const char *to, mode_t mode)
 		err = -1;
 	close(in);
 	close(out);
-	return err;
-}
-
-static int set_online(int cpu, int on)
-{
-	char path[64], val[2] = { on ? '1' : '0', 0 };
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	if (write(fd, val, 1) != 1)
-		err = -1;
-	close(fd);
 	return err;
 }
 

@@ -61,13 +61,6 @@ __attribute__((constructor)) static void sigcount(void)
 	_exit(n ? 1 : SIGCOUNT_STATUS);
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
 static bool on_path(const char *prog)
 {
 	char path[PATH_MAX], *dirs, *dir, *save;

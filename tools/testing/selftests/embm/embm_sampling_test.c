@@ -44,13 +44,6 @@ static int pipe_post(int fd)
 	return write(fd, "x", 1) == 1 ? 0 : -1;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
 static bool memory_nodes[EMBM_MAX_NODES], cpu_nodes[EMBM_MAX_NODES];
 
 static int first_memory_node(void)
@@ -199,12 +192,10 @@ FIXTURE_TEARDOWN(sampling)
 /* The core claim: per-node counts equal the pages touched on each node. */
 TEST_F(sampling, per_node_counts_match_ground_truth)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES], first;
 	char source[32], state[32];
 	struct child c;
-	int scale = 1, n, first = -1;
-	FILE *f;
-	char line[256];
+	int scale = 1, n;
 
 	ASSERT_EQ(0, spawn(&c, workload, &scale));
 	ASSERT_EQ(0, embm_start(c.pid, self->study)) TH_LOG("embm_start: %m");
@@ -240,25 +231,20 @@ TEST_F(sampling, per_node_counts_match_ground_truth)
 	EXPECT_EQ(0, embm_status_ll("bad_records"));
 
 	/* The node under study is the first row. */
-	f = fopen("/proc/embm/nodes", "r");
-	ASSERT_NE(NULL, f);
-	while (fgets(line, sizeof(line), f) && first < 0)
-		if (line[0] >= '0' && line[0] <= '9')
-			first = atoi(line);
-	fclose(f);
-	EXPECT_EQ(self->study, first);
+	ASSERT_EQ(1, embm_proc_read_nodes(EMBM_PROC_DIR, &first, 1));
+	EXPECT_EQ(self->study, first.node);
 }
 
 /* Node counts of a session: the samples of @node since @before. */
-static unsigned long long delta(const struct embm_node_row *before,
-				const struct embm_node_row *after, int node)
+static unsigned long long delta(const struct embm_node *before,
+				const struct embm_node *after, int node)
 {
 	return after[node].samples - before[node].samples;
 }
 
 /* In the running session for @end: snapshot, go, wait, end, snapshot. */
 static void run_measured(struct __test_metadata *_metadata, struct child *c, pid_t end,
-			 struct embm_node_row *before, struct embm_node_row *after)
+			 struct embm_node *before, struct embm_node *after)
 {
 	sleep_ms(50);
 	ASSERT_LT(0, embm_read_nodes(before));
@@ -271,7 +257,7 @@ static void run_measured(struct __test_metadata *_metadata, struct child *c, pid
 
 /* A session on the caller's child, measured. */
 static void measure(struct __test_metadata *_metadata, struct child *c, int node,
-		    struct embm_node_row *before, struct embm_node_row *after)
+		    struct embm_node *before, struct embm_node *after)
 {
 	ASSERT_EQ(0, embm_start(c->pid, node)) TH_LOG("embm_start: %m");
 	run_measured(_metadata, c, c->pid, before, after);
@@ -310,7 +296,7 @@ static int threads_and_children(void *arg)
 
 TEST_F(sampling, threads_and_children_are_followed)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
 	struct child c;
 	int node = self->study;
 
@@ -340,7 +326,7 @@ static int touch_study(void *arg)
 
 TEST_F(sampling, system_wide_sees_other_processes)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
 	struct child c;
 	int node = self->study;
 
@@ -362,7 +348,7 @@ static int touch_and_exit(void *arg)
 
 TEST_F(sampling, target_exit_ends_the_session)
 {
-	struct embm_node_row rows[EMBM_MAX_NODES];
+	struct embm_node rows[EMBM_MAX_NODES];
 	char state[32] = "";
 	struct child c;
 	int node = self->study, i;
@@ -410,7 +396,7 @@ static int pinned_workload(void *arg)
  */
 TEST_F(sampling, period_estimates_within_one_period)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
 	const unsigned long long period = 8;
 	int scale = 4, n;
 	struct child c;
@@ -440,9 +426,11 @@ TEST_F(sampling, period_estimates_within_one_period)
  */
 TEST_F(sampling, perf_counts_agree_with_samples)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
-	unsigned long long count, enabled, running, pct, pct10, samples, truth = 0;
-	int scale = 1, n, fields;
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct embm_proc_status st;
+	const struct embm_event *ev;
+	unsigned long long truth = 0;
+	int scale = 1, n;
 	char line[256];
 	struct child c;
 
@@ -451,18 +439,17 @@ TEST_F(sampling, perf_counts_agree_with_samples)
 	measure(_metadata, &c, self->study, before, after);
 	for (n = 0; n < EMBM_MAX_NODES; n++)
 		truth += memory_nodes[n] ? truth_pages(n) : 0;
-	ASSERT_EQ(0, embm_status("event minor-faults", line, sizeof(line)));
-	fields = sscanf(line,
-			"count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu",
-			&count, &enabled, &running, &pct, &pct10, &samples);
-	ASSERT_EQ(6, fields) TH_LOG("status: event minor-faults %s", line);
-	EXPECT_GE(count, truth);
+	ASSERT_EQ(0, embm_proc_read_status(EMBM_PROC_DIR, &st));
+	ev = embm_proc_status_event(&st, "minor-faults");
+	ASSERT_NE(NULL, ev) TH_LOG("status has no \"event minor-faults\" line");
+	EXPECT_GE(ev->count, truth);
 	EXPECT_EQ(0, embm_status_ll("lost"));
-	EXPECT_EQ(count, samples) TH_LOG("counted %llu, sampled %llu", count, samples);
+	EXPECT_EQ(ev->count, ev->samples)
+		TH_LOG("counted %llu, sampled %llu", ev->count, ev->samples);
 	/* Each thread's time enabled and running, read a moment apart. */
-	EXPECT_LE(enabled - running, 1 + enabled / 100)
-		TH_LOG("enabled %llu ms, running %llu ms", enabled, running);
-	EXPECT_GE(pct * 10 + pct10, 990ULL);
+	EXPECT_LE(ev->enabled_ms - ev->running_ms, 1 + ev->enabled_ms / 100)
+		TH_LOG("enabled %llu ms, running %llu ms", ev->enabled_ms, ev->running_ms);
+	EXPECT_GE(ev->running_permille, 990U);
 	EXPECT_EQ(0, embm_status_ll("kinds_multiplexed"));
 	EXPECT_EQ(0, embm_status_ll("cpus_skipped"));
 	EXPECT_EQ(0, embm_status_ll("cache_served"));
@@ -473,7 +460,7 @@ TEST_F(sampling, perf_counts_agree_with_samples)
 /* The adaptive period moves up under load and the estimate stays near. */
 TEST_F(sampling, adaptive_period_keeps_estimates)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
 	int scale = 20, n = self->study;
 	long long est, truth = truth_pages(n) * scale;
 	struct child c;
@@ -568,23 +555,6 @@ static unsigned long long pfn_of(void *addr)
 	return (entry >> 63) ? entry & ((1ULL << 55) - 1) : 0;
 }
 
-static int set_online(int cpu, int on)
-{
-	char path[64];
-	FILE *f;
-	int err = 0;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	if (fprintf(f, "%d", on) < 0)
-		err = -1;
-	if (fclose(f))
-		err = -1;
-	return err;
-}
-
 /* The workload pinned to the CPU in *arg. */
 static int workload_on_cpu(void *arg)
 {
@@ -601,7 +571,7 @@ static int workload_on_cpu(void *arg)
 /* A system-wide session follows a CPU that goes offline and comes back. */
 TEST_F(sampling, cpu_hotplug_is_followed)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
 	long long events, n;
 	int cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1, node = self->study, i;
 	struct child c;
@@ -662,7 +632,7 @@ static int thread_for_new_cpu(void *arg)
 /* A process session gives threads made after the start events on a new CPU. */
 TEST_F(sampling, new_threads_sampled_on_cpu_that_came_online)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
 	int node = self->study, i;
 	long long events;
 	struct child c;
@@ -726,13 +696,13 @@ static int refault_one_page(void *arg)
 
 TEST_F(sampling, hot_page_is_found)
 {
-	struct embm_node_row before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
-	unsigned long long hot_pfn, pfn = 0, count = 0, err = 0;
-	char line[256], tier[16], study[4], buf[EMBM_PAGE] = { 1 };
-	int node = -1, rank = 0, fd;
+	struct embm_node before[EMBM_MAX_NODES], after[EMBM_MAX_NODES];
+	char buf[EMBM_PAGE] = { 1 };
+	unsigned long long hot_pfn;
+	struct embm_hot hot;
 	struct child c;
 	char *p;
-	FILE *f;
+	int fd;
 
 	fd = open(HOT_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	ASSERT_LE(0, fd);
@@ -749,20 +719,12 @@ TEST_F(sampling, hot_page_is_found)
 	munmap(p, EMBM_PAGE);
 	unlink(HOT_FILE);
 
-	f = fopen("/proc/embm/hotpages", "r");
-	ASSERT_NE(NULL, f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%d %llx %d %15s %llu %llu %3s", &rank, &pfn, &node,
-			   tier, &count, &err, study) == 7 && rank == 1)
-			break;
-		rank = 0;
-	}
-	fclose(f);
-	ASSERT_EQ(1, rank);
-	EXPECT_EQ(hot_pfn, pfn);
-	EXPECT_LE((unsigned long long)HOT_ROUNDS, count);
-	EXPECT_LE(count - err, (unsigned long long)HOT_ROUNDS);
-	EXPECT_LE(0, node);
+	ASSERT_EQ(1, embm_proc_read_hot(EMBM_PROC_DIR, &hot, 1));
+	ASSERT_EQ(1, hot.rank);
+	EXPECT_EQ(hot_pfn, hot.pfn);
+	EXPECT_LE((unsigned long long)HOT_ROUNDS, hot.count);
+	EXPECT_LE(hot.count - hot.error, (unsigned long long)HOT_ROUNDS);
+	EXPECT_LE(0, hot.node);
 }
 
 TEST_HARNESS_MAIN

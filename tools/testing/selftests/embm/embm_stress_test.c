@@ -29,7 +29,6 @@
 #include "../kselftest_harness.h"
 #include "embm_util.h"
 
-#define ERRNO_OF(call)	((call) == -1 ? errno : 0)
 #define NOBODY		65534
 
 static const char *const knobs[] = {
@@ -37,50 +36,6 @@ static const char *const knobs[] = {
 };
 
 #define NR_KNOBS	ARRAY_SIZE(knobs)
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static int reap(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static int write_file(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int err = 0;
-
-	if (!f)
-		return -1;
-	if (fputs(val, f) < 0)
-		err = -1;
-	if (fclose(f))
-		err = -1;
-	return err;
-}
-
-static int read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, size, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	return 0;
-}
 
 /* Wait up to @ms for /proc/embm/status to say "state @want". */
 static bool wait_state(const char *want, long ms)
@@ -93,11 +48,6 @@ static bool wait_state(const char *want, long ms)
 		sleep_ms(10);
 	}
 	return false;
-}
-
-static int online_cpus(void)
-{
-	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 FIXTURE(stress) {

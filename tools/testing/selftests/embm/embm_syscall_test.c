@@ -22,20 +22,6 @@
 #include "embm_util.h"
 
 /* errno of a call that failed, 0 if it succeeded. */
-#define ERRNO_OF(call)	((call) == -1 ? errno : 0)
-
-static long read_long(const char *path)
-{
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
 
 /* A child that waits for a byte (or EOF) on @fd, then exits 0. */
 static pid_t spawn_waiter(int *wfd)
@@ -56,15 +42,6 @@ static pid_t spawn_waiter(int *wfd)
 	close(p[0]);
 	*wfd = p[1];
 	return pid;
-}
-
-static int reap(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 FIXTURE(embm) {

@@ -14,27 +14,18 @@
 # Needs root, embm and the tools on PATH; POSIX sh (busybox will do).
 
 SLACK=256
-KSFT_SKIP=4
-n=0
-failed=0
+DIR=$(dirname "$0")
+# Installed as kselftest lays it out: DIR/../kselftest/ktap_helpers.sh.
+. "$DIR/../kselftest/ktap_helpers.sh"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n $1"
-}
-
-check() {	# check NAME CMD...: ok if CMD succeeds
+# check NAME CMD...: ok if CMD succeeds.  Not ktap_test_result, which
+# splits a quoted argument of CMD at its blanks.
+check() {
 	name=$1
 	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
+	if "$@"; then ktap_test_pass "$name"; else ktap_test_fail "$name"; fi
 }
 
 # json_node FILE NODE FIELD: a field of one node line of a JSON report.
@@ -46,17 +37,17 @@ knob() {
 	cat "/sys/kernel/mm/embm/$1" | sed 's/.*\[\(.*\)\].*/\1/'
 }
 
-echo "TAP version 13"
+ktap_print_header
 if [ ! -r /proc/embm/status ] || ! command -v embm-run >/dev/null ||
    ! command -v embm-bench >/dev/null; then
-	echo "1..0 # SKIP no embm in this kernel, or no embm tools on PATH"
-	exit $KSFT_SKIP
+	ktap_skip_all "no embm in this kernel, or no embm tools on PATH"
+	exit "$KSFT_SKIP"
 fi
 if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root"
-	exit $KSFT_SKIP
+	ktap_skip_all "needs root"
+	exit "$KSFT_SKIP"
 fi
-echo "1..12"
+ktap_set_plan 12
 
 old_budget=$(knob cpu_budget)
 old_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
@@ -112,11 +103,15 @@ for nd in $nodes; do
 	d=$((s_got - s_truth))
 	[ ${d#-} -le 200 ] || good=0
 	counts="embm-bench touched $truth pages, embm counted $got samples"
-	echo "# node $nd: $counts; shares $s_truth vs $s_got (1/100 %)"
+	ktap_print_msg "node $nd: $counts; shares $s_truth vs $s_got (1/100 %)"
 done
 what="embm-run on embm-bench: per-node counts and shares match"
-[ $rc = 0 ] && [ $good = 1 ] && ok "$what" ||
-	{ not_ok "$what"; sed 's/^/# /' "$tmp/err"; }
+if [ $rc = 0 ] && [ $good = 1 ]; then
+	ktap_test_pass "$what"
+else
+	ktap_test_fail "$what"
+	sed 's/^/# /' "$tmp/err"
+fi
 
 # 5: the node under study is marked and comes first
 first=$(sed -n 's/.*{"node": \([0-9]*\),.*/\1/p' "$tmp/run.json" | head -n 1)
@@ -128,7 +123,7 @@ embm-run -S swfault -P 1 -j -o "$tmp/run2.json" -- \
 	embm-bench -b 2M@"$study" -t 3 -c 2 -j -o "$tmp/bench2.json" >/dev/null 2>&1
 truth=$(json_node "$tmp/bench2.json" "$study" pages)
 got=$(json_node "$tmp/run2.json" "$study" samples)
-echo "# threads and children: $truth pages, $got samples"
+ktap_print_msg "threads and children: $truth pages, $got samples"
 case " $cpu_nodes " in
 *" $study "*) check "threads and children followed" [ "$got" -ge "$truth" ] ;;
 *) check "threads and children followed" [ "$got" -eq "$truth" ] ;;
@@ -158,7 +153,7 @@ rc=$?
 kill $loop
 wait $loop 2>/dev/null
 got=$(json_node "$tmp/run3.json" "$study" samples)
-echo "# --pid: $got samples on node $study"
+ktap_print_msg "--pid: $got samples on node $study"
 check "--pid attaches for --duration" sh -c "[ $rc = 0 ] && [ ${got:-0} -ge 256 ]"
 
 # 10: a second session is refused with a clear message
@@ -182,5 +177,4 @@ for f in status nodes matrix latency hotpages; do
 done
 check "procfs files are version 2 (EMBM_PROC_VERSION)" [ $v = 1 ]
 
-echo "# Totals: pass:$((n - failed)) fail:$failed"
-[ $failed = 0 ]
+ktap_finished

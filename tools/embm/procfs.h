@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * embm tools and selftests: the one reader of /proc/embm
+ *
+ * Every file starts with "version N" (EMBM_PROC_VERSION).  status holds
+ * "key value" lines and "event NAME [(leader)] key value ..." lines; the
+ * table files (nodes, hotpages, matrix) have a header line naming their
+ * columns, read by name, so a column added later breaks no reader.
+ */
+#ifndef __EMBM_TOOLS_PROCFS_H
+#define __EMBM_TOOLS_PROCFS_H
+
+#include <stdbool.h>
+
+#define EMBM_PROC_DIR		"/proc/embm"
+#define EMBM_PROC_MAX_KEYS	96
+#define EMBM_PROC_MAX_EVENTS	16
+#define EMBM_PROC_WORD		16	/* a one-word column: tier */
+
+/* One "event" line of status: one kind of perf event of the session. */
+struct embm_event {
+	char name[32];
+	bool leader;
+	unsigned long long count, enabled_ms, running_ms, samples;
+	unsigned int running_permille;	/* running_pct 99.5 is 995 */
+};
+
+/* /proc/embm/status: every "key value" line, and the event lines parsed. */
+struct embm_proc_status {
+	int version;
+	int nr_keys;
+	struct {
+		char key[48];		/* "event NAME" for the event lines */
+		char value[464];
+	} keys[EMBM_PROC_MAX_KEYS];
+	int nr_events;
+	struct embm_event events[EMBM_PROC_MAX_EVENTS];
+};
+
+/* One row of /proc/embm/nodes; a column the file lacks reads 0. */
+struct embm_node {
+	int node;
+	char tier[EMBM_PROC_WORD];
+	unsigned long long samples, loads, stores, accesses, lat_samples,
+			   lat_mean, pages, cache, mem;
+	double share;
+	bool study;
+};
+
+/* One row of /proc/embm/hotpages. */
+struct embm_hot {
+	unsigned int rank;
+	unsigned long long pfn, count, error;
+	int node;
+	char tier[EMBM_PROC_WORD];
+	bool study;
+};
+
+/* /proc/embm/matrix: samples by CPU node (rows) and memory node (cols). */
+struct embm_matrix {
+	int nr_cols, nr_rows;
+	int *cols, *rows;
+	unsigned long long *samples;	/* nr_rows x nr_cols */
+};
+
+int embm_proc_read_status(const char *dir, struct embm_proc_status *st);
+const char *embm_proc_status_str(const struct embm_proc_status *st, const char *key);
+long long embm_proc_status_ll(const struct embm_proc_status *st, const char *key);
+const struct embm_event *embm_proc_status_event(const struct embm_proc_status *st,
+						const char *name);
+int embm_proc_read_nodes(const char *dir, struct embm_node *nodes, int max);
+int embm_proc_read_hot(const char *dir, struct embm_hot *hot, int max);
+int embm_proc_read_matrix(const char *dir, struct embm_matrix *m, int max);
+void embm_proc_free_matrix(struct embm_matrix *m);
+
+#endif /* __EMBM_TOOLS_PROCFS_H */
