@@ -302,7 +302,8 @@ static const char *const start_errors[] = {
 		"invalid pid or node (the node must be online and have memory), or a knob the source refuses",
 	[EBUSY]		= "a session is already running",
 	[EBADF]		= "not an open cgroup v2 directory",
-	[ENOENT]	= "the cgroup is being removed",
+	[ENOENT]	=
+		"the cgroup is being removed, or has no perf_event controller yet (enable any controller in the root's cgroup.subtree_control once)",
 	[EOPNOTSUPP]	= "no sample source works here, or not the one forced (see dmesg)",
 	[ENOMEM]	= "out of memory",
 };

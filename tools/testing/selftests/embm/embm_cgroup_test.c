@@ -98,6 +98,16 @@ FIXTURE_SETUP(cgroup)
 	}
 	if (self->node_b < 0)
 		SKIP(return, "needs two memory nodes");
+	/*
+	 * The implicit perf_event controller reaches new children only once
+	 * the root's subtree_control was written (cgroup_propagate_control());
+	 * systemd does it at boot, this guest's init does not.
+	 */
+	f = fopen(CG_ROOT "/cgroup.subtree_control", "w");
+	if (f) {
+		fputs("+pids", f);
+		fclose(f);
+	}
 	if ((mkdir(CG_ROOT "/embm-a", 0755) && errno != EEXIST) ||
 	    (mkdir(CG_ROOT "/embm-b", 0755) && errno != EEXIST))
 		SKIP(return, "cannot make cgroups: %s", strerror(errno));
