@@ -343,7 +343,8 @@ int main(int argc, char **argv)
 		if (cgroup)
 			snprintf(what, sizeof(what), "cgroup %s", cgroup);
 		else
-			snprintf(what, sizeof(what), system_wide ? "system-wide" : "process %d", pid);
+			snprintf(what, sizeof(what),
+				 system_wide ? "system-wide" : "process %d", pid);
 		knobs_set(knobs, 2);
 		start_or_die(target, node, flags, what);
 		knobs_restore(knobs, 2);

@@ -76,7 +76,8 @@ FIXTURE_SETUP(cgroup)
 	FILE *f;
 	int n;
 
-	self->fd_a = self->fd_b = -1;
+	self->fd_a = -1;
+	self->fd_b = -1;
 	if (geteuid())
 		SKIP(return, "needs root");
 	if (access("/proc/embm", F_OK))
@@ -86,7 +87,8 @@ FIXTURE_SETUP(cgroup)
 	     mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL)))
 		SKIP(return, "no cgroup v2: %s", strerror(errno));
 	ASSERT_EQ(0, embm_read_nodelist("/sys/devices/system/node/has_memory", memory));
-	self->node_a = self->node_b = -1;
+	self->node_a = -1;
+	self->node_b = -1;
 	/* The last two memory nodes: the CPU-less one first when there is one. */
 	for (n = EMBM_MAX_NODES - 1; n >= 0; n--) {
 		if (!memory[n])
