@@ -211,6 +211,21 @@ static void real_record(const struct perf_event_header *hdr, void *arg)
 	}
 }
 
+/* A kernel counter on @cpu writing into a new kernel buffer *@rb, enabled. */
+static struct perf_event *real_event(struct kunit *test, struct perf_event_attr *attr,
+				     int cpu, struct perf_buffer **rb)
+{
+	struct perf_event *event;
+
+	*rb = perf_kernel_rb_alloc(4, cpu);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(*rb));
+	event = perf_event_create_kernel_counter(attr, cpu, NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	KUNIT_ASSERT_EQ(test, 0, perf_kernel_rb_attach(event, *rb));
+	perf_event_enable(event);
+	return event;
+}
+
 /*
  * Every sample bit embm can ask for, written by perf itself: a minor-fault
  * software event on this CPU, raised with perf_sw_event() on a kernel
@@ -244,13 +259,8 @@ static void embm_real_record_test(struct kunit *test)
 	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	c.addr = (unsigned long)buf + 8;
-	rb = perf_kernel_rb_alloc(4, cpu);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rb));
-	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
-	KUNIT_ASSERT_EQ(test, 0, perf_kernel_rb_attach(event, rb));
+	event = real_event(test, &attr, cpu, &rb);
 	c.id = event->id;
-	perf_event_enable(event);
 	for (i = 0; i < 100 && fired < 3; i++) {
 		preempt_disable();
 		if (smp_processor_id() == cpu) {
@@ -330,13 +340,8 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 	ibs->regs[MSR_AMD64_IBSOPDATA3 - MSR_AMD64_IBSOPCTL] = d3.val;
 	ibs->regs[MSR_AMD64_IBSDCPHYSAD - MSR_AMD64_IBSOPCTL] = 0x123456789ULL;
 
-	rb = perf_kernel_rb_alloc(4, cpu);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rb));
-	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
-	KUNIT_ASSERT_EQ(test, 0, perf_kernel_rb_attach(event, rb));
+	event = real_event(test, &attr, cpu, &rb);
 	c.id = event->id;
-	perf_event_enable(event);
 	for (i = 0; i < 100 && !fired; i++) {
 		preempt_disable();
 		if (smp_processor_id() == cpu) {

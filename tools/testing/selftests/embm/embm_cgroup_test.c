@@ -60,14 +60,10 @@ static pid_t spawn_in(const char *dir, int go, unsigned long pages, int node)
 	_exit(0);
 }
 
-static const char *const knob_names[] = { "source", "period", "cpu_budget" };
-#define KNOBS	ARRAY_SIZE(knob_names)
-
 FIXTURE(cgroup) {
 	int node_a, node_b;
 	int fd_a, fd_b;
-	char saved[KNOBS][64];
-	char rate[32];
+	struct embm_saved_knobs saved;
 };
 
 FIXTURE_SETUP(cgroup)
@@ -117,33 +113,12 @@ FIXTURE_SETUP(cgroup)
 	self->fd_b = open(CG_ROOT "/embm-b", O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, self->fd_a);
 	ASSERT_LE(0, self->fd_b);
-	/* Every fault a sample, the period fixed, perf not throttling. */
-	for (n = 0; n < (int)KNOBS; n++)
-		ASSERT_EQ(0, embm_get_knob(knob_names[n], self->saved[n], sizeof(self->saved[n])));
-	ASSERT_EQ(0, embm_set_knob("source", "swfault"));
-	ASSERT_EQ(0, embm_set_knob("period", "1"));
-	ASSERT_EQ(0, embm_set_knob("cpu_budget", "0"));
-	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r+");
-	ASSERT_NE(NULL, f);
-	ASSERT_NE(NULL, fgets(self->rate, sizeof(self->rate), f));
-	rewind(f);
-	fputs("1000000", f);
-	fclose(f);
+	ASSERT_EQ(0, embm_exact_sampling(&self->saved));
 }
 
 FIXTURE_TEARDOWN(cgroup)
 {
-	FILE *f;
-	int n;
-
-	for (n = 0; n < (int)KNOBS; n++)
-		if (self->saved[n][0])
-			embm_set_knob(knob_names[n], self->saved[n]);
-	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "w");
-	if (f && self->rate[0])
-		fputs(self->rate, f);
-	if (f)
-		fclose(f);
+	embm_restore_sampling(&self->saved);
 	if (self->fd_a >= 0)
 		close(self->fd_a);
 	if (self->fd_b >= 0)

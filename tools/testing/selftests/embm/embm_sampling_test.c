@@ -21,11 +21,6 @@
 #include "../kselftest_harness.h"
 #include "embm_util.h"
 
-#define KNOBS	4
-static const char *const knob_names[KNOBS] = {
-	"source", "period", "cpu_budget", "store_period",
-};
-
 /* Pages the workload binds to node n: distinct per node, to catch mix-ups. */
 static unsigned long truth_pages(int node)
 {
@@ -136,33 +131,19 @@ static int workload(void *arg)
 }
 
 FIXTURE(sampling) {
-	char saved[KNOBS][64];
-	char rate[32];
+	struct embm_saved_knobs saved;
 	int study;		/* a memory node without CPUs, else the last */
 };
 
 FIXTURE_SETUP(sampling)
 {
-	FILE *f;
 	int n;
 
 	if (access("/proc/embm/status", R_OK))
 		SKIP(return, "no /proc/embm: kernel without CONFIG_EMBM");
 	if (geteuid() != 0)
 		SKIP(return, "needs root");
-	for (n = 0; n < KNOBS; n++)
-		ASSERT_EQ(0, embm_get_knob(knob_names[n], self->saved[n], sizeof(self->saved[n])));
-	ASSERT_EQ(0, embm_set_knob("source", "swfault"));
-	ASSERT_EQ(0, embm_set_knob("period", "1"));
-	ASSERT_EQ(0, embm_set_knob("store_period", "1"));
-	ASSERT_EQ(0, embm_set_knob("cpu_budget", "0"));
-	/* perf throttles past max_sample_rate; a guest fault takes ~16 us. */
-	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r+");
-	ASSERT_NE(NULL, f);
-	ASSERT_NE(NULL, fgets(self->rate, sizeof(self->rate), f));
-	rewind(f);
-	fputs("1000000", f);
-	fclose(f);
+	ASSERT_EQ(0, embm_exact_sampling(&self->saved));
 
 	ASSERT_EQ(0, embm_read_nodelist("/sys/devices/system/node/has_memory", memory_nodes));
 	ASSERT_EQ(0, embm_read_nodelist("/sys/devices/system/node/has_cpu", cpu_nodes));
@@ -176,17 +157,7 @@ FIXTURE_SETUP(sampling)
 
 FIXTURE_TEARDOWN(sampling)
 {
-	FILE *f;
-	int n;
-
-	for (n = 0; n < KNOBS; n++)
-		if (self->saved[n][0])
-			embm_set_knob(knob_names[n], self->saved[n]);
-	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "w");
-	if (f && self->rate[0])
-		fputs(self->rate, f);
-	if (f)
-		fclose(f);
+	embm_restore_sampling(&self->saved);
 }
 
 /* The core claim: per-node counts equal the pages touched on each node. */

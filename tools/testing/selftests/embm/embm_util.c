@@ -270,3 +270,36 @@ void sleep_ms(long ms)
 
 	nanosleep(&ts, NULL);
 }
+
+static const char *const exact_knobs[] = {
+	"source", "period", "store_period", "cpu_budget",
+};
+static const char *const exact_values[] = { "swfault", "1", "1", "0" };
+#define EXACT_KNOBS	(sizeof(exact_knobs) / sizeof(exact_knobs[0]))
+#define MAX_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
+
+int embm_exact_sampling(struct embm_saved_knobs *saved)
+{
+	unsigned int i;
+
+	memset(saved, 0, sizeof(*saved));
+	for (i = 0; i < EXACT_KNOBS; i++) {
+		if (embm_get_knob(exact_knobs[i], saved->knob[i], sizeof(saved->knob[i])) ||
+		    embm_set_knob(exact_knobs[i], exact_values[i]))
+			return -1;
+	}
+	if (read_line(MAX_RATE, saved->rate, sizeof(saved->rate)))
+		return -1;
+	return write_file(MAX_RATE, "1000000");
+}
+
+void embm_restore_sampling(const struct embm_saved_knobs *saved)
+{
+	unsigned int i;
+
+	for (i = 0; i < EXACT_KNOBS; i++)
+		if (saved->knob[i][0])
+			embm_set_knob(exact_knobs[i], saved->knob[i]);
+	if (saved->rate[0])
+		write_file(MAX_RATE, saved->rate);
+}

@@ -45,6 +45,20 @@ int embm_status(const char *key, char *buf, size_t size);
 long long embm_status_ll(const char *key);
 int embm_read_nodes(struct embm_node *rows);
 
+/*
+ * Every fault one sample: source swfault, periods 1, a fixed period, and
+ * perf_event_max_sample_rate high enough that perf does not throttle (a
+ * guest fault takes ~16 us).  embm_exact_sampling() saves what it changes
+ * into @saved; embm_restore_sampling() puts back what was saved.
+ */
+struct embm_saved_knobs {
+	char knob[4][64];
+	char rate[32];
+};
+
+int embm_exact_sampling(struct embm_saved_knobs *saved);
+void embm_restore_sampling(const struct embm_saved_knobs *saved);
+
 /* Memory bound to a node. */
 char *embm_node_pages(unsigned long pages, int node);
 void embm_touch(char *p, unsigned long pages);
