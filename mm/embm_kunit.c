@@ -9,6 +9,7 @@
 #include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/io.h>
 #include <linux/memory-tiers.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
@@ -18,7 +19,6 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <asm/amd-ibs.h>
-#include <asm/io.h>
 #include <asm/cpu_device_id.h>
 #include <asm/intel-family.h>
 #include <asm/processor.h>

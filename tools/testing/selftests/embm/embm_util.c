@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "../kselftest.h"
 #include "embm_util.h"
 
 /* Parse a node list such as "0-1,3" from sysfs into @set; -1 on error. */
@@ -271,11 +272,15 @@ void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-static const char *const exact_knobs[] = {
-	"source", "period", "store_period", "cpu_budget",
+/* The knobs embm_exact_sampling() sets, and to what. */
+static const struct {
+	const char *name;
+	const char *value;
+} exact_knobs[] = {
+	{ "source", "swfault" }, { "period", "1" }, { "store_period", "1" },
+	{ "cpu_budget", "0" },
 };
-static const char *const exact_values[] = { "swfault", "1", "1", "0" };
-#define EXACT_KNOBS	(sizeof(exact_knobs) / sizeof(exact_knobs[0]))
+
 #define MAX_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
 
 int embm_exact_sampling(struct embm_saved_knobs *saved)
@@ -283,9 +288,9 @@ int embm_exact_sampling(struct embm_saved_knobs *saved)
 	unsigned int i;
 
 	memset(saved, 0, sizeof(*saved));
-	for (i = 0; i < EXACT_KNOBS; i++) {
-		if (embm_get_knob(exact_knobs[i], saved->knob[i], sizeof(saved->knob[i])) ||
-		    embm_set_knob(exact_knobs[i], exact_values[i]))
+	for (i = 0; i < ARRAY_SIZE(exact_knobs); i++) {
+		if (embm_get_knob(exact_knobs[i].name, saved->knob[i], sizeof(saved->knob[i])) ||
+		    embm_set_knob(exact_knobs[i].name, exact_knobs[i].value))
 			return -1;
 	}
 	if (read_line(MAX_RATE, saved->rate, sizeof(saved->rate)))
@@ -297,9 +302,9 @@ void embm_restore_sampling(const struct embm_saved_knobs *saved)
 {
 	unsigned int i;
 
-	for (i = 0; i < EXACT_KNOBS; i++)
+	for (i = 0; i < ARRAY_SIZE(exact_knobs); i++)
 		if (saved->knob[i][0])
-			embm_set_knob(exact_knobs[i], saved->knob[i]);
+			embm_set_knob(exact_knobs[i].name, saved->knob[i]);
 	if (saved->rate[0])
 		write_file(MAX_RATE, saved->rate);
 }
