@@ -2,27 +2,42 @@
 /*
  * embm internal interface, shared by the files of mm/embm_*.c
  *
- * Files and what runs where:
- *   embm_core.c     session life cycle, the system calls     process
+ * Files, the state each owns, and what runs where:
+ *   embm_core.c     the session (private, under its own lock), the
+ *		     system calls                                 process
  *   embm_perm.c     perf's permission rules, ring memory        process
- *   embm_sampler.c  ksamplingd: events, buffers, drain loop    kthread
+ *   embm_sampler.c  ksamplingd: events, buffers, drain loop;
+ *		     struct embm_sampler_status                  kthread
  *   embm_record.c   PERF_RECORD_* parsing                      any
- *   embm_stats.c    attribution (pfn -> node -> tier), counts  kthread
+ *   embm_stats.c    struct embm_stats: attribution (pfn -> node
+ *		     -> tier), counts                            kthread
  *   embm_hot.c      hot pages: space-saving top-N              kthread
- *   embm_src_*.c    the sample sources (pebs, ibs, swfault)     process
- *   embm_proc.c     /proc/embm and the dmesg summary           process
- *   embm_sysfs.c    knobs under /sys/kernel/mm/embm            process
+ *   embm_src.c      the table of sources; embm_src_*.c each
+ *		     source (pebs, ibs, swfault)                 process
+ *   embm_report.c   the per-node table and the kernel-log
+ *		     summary, from a struct embm_view            process
+ *   embm_proc.c     /proc/embm                                 process
+ *   embm_sysfs.c    the knobs under /sys/kernel/mm/embm        process
+ *
+ * Calls between files go one way, downwards:
+ *   proc -> core, report, stats, hot, sampler(perm_read via core only)
+ *   core -> sampler, stats, perm, report, sysfs
+ *   sysfs -> src;  report -> stats
+ *   sampler -> src, record, stats, perm;  stats -> record, hot
  */
 #ifndef __MM_EMBM_H
 #define __MM_EMBM_H
 
+#include <linux/cpumask.h>
 #include <linux/cred.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
+#include <linux/seq_buf.h>
 #include <linux/types.h>
 
-/* ---- session ---------------------------------------------------------- */
+/* ---- session (embm_core.c) ---------------------------------------------- */
 
 /**
  * enum embm_state - where the one embm session is in its life
@@ -76,68 +91,23 @@ struct embm_config {
 	u64 max_events;
 };
 
-struct embm_sampler;
-struct embm_stats;
-
-/**
- * struct embm_session - the one sampling session
- * @state:	see enum embm_state.
- * @gen:	bumped at each start; work queued for an older session
- *		checks it and does nothing.
- * @target:	thread-group pid of the target process; NULL for
- *		system-wide sessions.  A reference is held while set.
- * @cgroup:	the perf_event cgroup of a cgroup session (EMBM_FLAG_CGROUP),
- *		referenced; NULL otherwise.
- * @named:	the pid embm_start() was given (a thread of @target, or
- *		@target itself), so that embm_end() takes it too; referenced.
- * @owner:	thread-group pid of the process that started the session;
- *		referenced.
- * @owner_euid:	 its effective uid then, and
- * @owner_exec_id: its self_exec_id then: the starter may end and read the
- *		session without further checks only while both still hold.
- * @target_nr:	the target's pid as the starter saw it; -1 system-wide.
- * @ended_by:	"-" while running, then "embm_end", "target_exit" or
- *		"starter_exit".
- * @node:	the node under study, or NUMA_NO_NODE.
- * @start_ns:	ktime_get_ns() at start.
- * @stop_ns:	ktime_get_ns() at end, 0 while running.
- * @config:	the knobs as the session started with them.
- * @sampler:	ksamplingd and its events while running, else NULL.
- * @stats:	the results; kept after the end until the next start.
- *
- * All fields are protected by embm_lock.
- */
-struct embm_session {
-	enum embm_state state;
-	unsigned long gen;
-	struct pid *target;
-	struct cgroup_subsys_state *cgroup;
-	struct pid *named;
-	struct pid *owner;
-	kuid_t owner_euid;
-	u32 owner_exec_id;
-	pid_t target_nr;
-	const char *ended_by;
-	int node;
-	u64 start_ns;
-	u64 stop_ns;
-	struct embm_config config;
-	struct embm_sampler *sampler;
-	struct embm_stats *stats;
-};
-
-extern struct mutex embm_lock;
-extern struct embm_session embm_session;
-
-int embm_check_node(int node);
 int embm_session_start(pid_t pid, int node, unsigned int flags);
 int embm_session_end(pid_t pid, unsigned int flags);
-void embm_session_exited(unsigned long gen);
-int embm_lock_interruptible(struct mutex *lock);
-struct task_struct *embm_live_thread(struct pid *tgid);
-const char *embm_state_name(enum embm_state state);
 
 /* ---- permissions (embm_perm.c) ------------------------------------------ */
+
+/**
+ * struct embm_owner - the process that started a session, as it was then
+ * @pid:     its thread-group pid, referenced.
+ * @euid:    its effective uid then.
+ * @exec_id: its self_exec_id then: it may end and read the session
+ *	     without further checks only while both still hold.
+ */
+struct embm_owner {
+	struct pid *pid;
+	kuid_t euid;
+	u32 exec_id;
+};
 
 /**
  * struct embm_mlock - ring-buffer pages charged to a session's starter
@@ -151,7 +121,7 @@ const char *embm_state_name(enum embm_state state);
  *		  -1: pinned_vm may pass @lock_limit.
  *
  * Charged and uncharged by whoever opens or closes buffers: the starter,
- * then ksamplingd, never both at once (embm_lock, then ksamplingd alone).
+ * then ksamplingd, never both at once (the sampler's rule).
  */
 struct embm_mlock {
 	struct user_struct *user;
@@ -164,12 +134,21 @@ struct embm_mlock {
 
 void embm_perm_attr(struct perf_event_attr *attr);
 bool embm_perm_attr_covers(const struct perf_event_attr *attr);
-bool __embm_session_owner(const struct embm_session *se);
-int __embm_session_permitted(const struct embm_session *se);
+struct task_struct *embm_live_thread(struct pid *tgid);
+void embm_owner_init(struct embm_owner *o);
+void embm_owner_release(struct embm_owner *o);
+bool embm_owner_is_current(const struct embm_owner *o);
+int embm_perm_may_access(const struct embm_owner *o, struct pid *target);
 void embm_mlock_init(struct embm_mlock *ml);
 int embm_mlock_charge(struct embm_mlock *ml, unsigned long pages);
 void embm_mlock_uncharge(struct embm_mlock *ml, unsigned long pages);
 void embm_mlock_release(struct embm_mlock *ml);
+
+/* Take a mutex for a system call or a read: -ERESTARTSYS on a signal. */
+static inline int embm_lock_interruptible(struct mutex *lock)
+{
+	return mutex_lock_interruptible(lock) ? -ERESTARTSYS : 0;
+}
 
 /* ---- samples and records ---------------------------------------------- */
 
@@ -306,14 +285,9 @@ struct embm_source {
 extern const struct embm_source embm_src_pebs;
 extern const struct embm_source embm_src_ibs;
 extern const struct embm_source embm_src_swfault;
-extern const struct embm_source *const embm_sources[EMBM_NR_SOURCES];
 
-int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *cfg,
-			struct embm_event_desc *descs, const char **why);
-int embm_ibs_setup_caps(bool has_ibs, const struct embm_config *cfg,
-			struct embm_event_desc *descs, const char **why);
-enum embm_op embm_op_from_data_src(u64 data_src);
-enum embm_op embm_ibs_op_of(const struct embm_sample *s);
+/* embm_src.c: the sources, in the order the automatic choice tries them. */
+extern const struct embm_source *const embm_sources[EMBM_NR_SOURCES];
 
 /* ---- attribution and statistics -------------------------------------- */
 
@@ -368,7 +342,8 @@ struct embm_node_stats {
  * struct embm_kind_stats - what perf says of one kind of event
  * @name:	the descriptor's name; NULL for an unused slot.
  * @count:	events counted, on every CPU and thread, children included.
- * @enabled:	time enabled, summed over the events, in ns.
+ * @enabled:	time enabled, in ns: for per-thread events, the largest
+ *		over the CPUs of each thread, summed over the threads.
  * @running:	time on the PMU, likewise: below @enabled when another
  *		perf user or other events left no counter.
  * @samples:	samples read from it.
@@ -386,7 +361,9 @@ struct embm_kind_stats {
 struct embm_hot;
 
 /**
- * struct embm_stats - the results of a session
+ * struct embm_stats - the results of a session: where its samples landed
+ * @ref:	the session holds one reference, and each reader of /proc/embm
+ *		or the kernel-log summary one while it formats them.
  * @lock:	held by ksamplingd while it adds a batch and by readers.
  * @nr_nodes:	nr_node_ids when the session started.
  * @tier:	tier of each node, decided at start, or when a node that had
@@ -395,36 +372,16 @@ struct embm_hot;
  * @node:	per memory node.
  * @matrix:	samples by CPU node (row) x memory node (column).
  * @hot:	hot pages.
- * @samples:	every PERF_RECORD_SAMPLE read.
+ * @samples:	every sample added.
  * @no_phys:	samples without a physical address.
  * @bad_pfn:	samples whose pfn has no struct page.
- * @lost:	samples perf dropped (PERF_RECORD_LOST).
- * @throttled:	PERF_RECORD_THROTTLE records.
- * @unthrottled: PERF_RECORD_UNTHROTTLE records.
- * @bad_records: records that could not be parsed.
- * @other:	records of other types.
- * @period:	the current load period.
- * @store_period: the current store period.
- * @period_changes: times the adaptive period moved.
- * @kthread_ns:	CPU time ksamplingd used.
- * @source:	the source in use.
- * @why:	why it was chosen.
- * @nr_events:	events open now.
- * @ring_pages_locked: ring-buffer pages charged to the starter now.
- * @cpus_skipped: CPUs that came online and could not get events.
- * @scan_gave_up: times the search for new threads at start gave up.
- * @threads_skipped: threads that got no events on a CPU that came online,
- *		because they exec()ed or stopped being dumpable since the
- *		start, or an exec() was under way.
- * @period_errors: period changes perf refused (the old period stayed).
  * @cache:	samples a data source said a cache served.
- * @share_mem:	the source's share_mem.
- * @kind:	per event kind (the source's descriptors); read from perf
- *		every second and when events close.
- * @nr_kinds:	how many kinds the source opened.
- * @cpus:	CPUs that had events during the session.
+ *
+ * Written by embm_stats.c alone (embm_stats_add()), under @lock; what the
+ * sampler knows of itself is in struct embm_sampler_status.
  */
 struct embm_stats {
+	struct kref ref;
 	struct mutex lock;	/* see above: ksamplingd vs readers */
 	int nr_nodes;
 	u8 *tier;
@@ -435,62 +392,23 @@ struct embm_stats {
 	u64 samples;
 	u64 no_phys;
 	u64 bad_pfn;
-	u64 lost;
-	u64 throttled;
-	u64 unthrottled;
-	u64 bad_records;
-	u64 other;
-	u64 period;
-	u64 store_period;
-	u64 period_changes;
-	u64 kthread_ns;
-	const struct embm_source *source;
-	char why[128];
-	unsigned int nr_events;
-	u64 ring_pages_locked;
-	u64 cpus_skipped;
-	u64 scan_gave_up;
-	u64 threads_skipped;
-	u64 period_errors;
 	u64 cache;
-	bool share_mem;
-	struct embm_kind_stats kind[EMBM_MAX_EVENTS];
-	int nr_kinds;
-	cpumask_var_t cpus;
 };
 
-/*
- * Bit of a pfn in a node's distinct-page bitmap.  Linear counting assumes
- * random collisions: a multiplicative hash spreads runs of pfns too evenly
- * and the estimate then runs high, so mix like murmur3's finaliser.
- */
-static inline unsigned int embm_page_bit(u64 pfn)
-{
-	pfn ^= pfn >> 33;
-	pfn *= 0xff51afd7ed558ccdULL;
-	pfn ^= pfn >> 33;
-	pfn *= 0xc4ceb9fe1a85ec53ULL;
-	pfn ^= pfn >> 33;
-	return pfn >> (64 - EMBM_PAGES_BITS);
-}
-
-struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_pages);
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
-void embm_stats_free(struct embm_stats *st);
-enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window);
+void embm_stats_get(struct embm_stats *st);
+void embm_stats_put(struct embm_stats *st);
 void embm_stats_classify_nodes(struct embm_stats *st);
 const char *embm_tier_name(enum embm_tier tier);
-void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
-		      int kind, enum embm_op op, bool latency_only);
-u64 embm_stats_node_accesses(const struct embm_stats *st,
-			     const struct embm_node_stats *ns);
-u64 embm_stats_share_part(const struct embm_stats *st,
-			  const struct embm_node_stats *ns);
-u64 embm_stats_share_basis(const struct embm_stats *st);
+void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
+		    int kind, enum embm_op op, bool latency_only);
+u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
+			     const struct embm_kind_stats *kinds, int nr_kinds);
+u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem);
+u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);
 int embm_stats_node_order(const struct embm_stats *st, int study, int *order);
-unsigned int embm_lat_bucket(u64 cycles);
 
 /* ---- hot pages ------------------------------------------------------- */
 
@@ -512,24 +430,146 @@ void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight);
 unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
 			  unsigned int max);
 
-/* ---- sampler ------------------------------------------------------------ */
+/* ---- sampler (embm_sampler.c) ------------------------------------------- */
+
+/**
+ * struct embm_sampler_status - what ksamplingd knows of itself
+ * @source:	the source in use; NULL before one was chosen.
+ * @why:	why it was chosen, or why none was.
+ * @period:	the current load period.
+ * @store_period: the current store period.
+ * @period_changes: times the adaptive period moved.
+ * @period_errors: period changes perf refused (the old period stayed).
+ * @kthread_ns:	CPU time ksamplingd used.
+ * @nr_events:	events open now.
+ * @ring_pages_locked: ring-buffer pages charged to the starter now.
+ * @cpus_skipped: CPUs that came online and could not get events.
+ * @scan_gave_up: times the search for new threads at start gave up.
+ * @threads_skipped: threads that got no events on a CPU that came online,
+ *		because they exec()ed or stopped being dumpable since the
+ *		start, or an exec() was under way.
+ * @lost:	samples perf dropped (PERF_RECORD_LOST).
+ * @throttled:	PERF_RECORD_THROTTLE records.
+ * @unthrottled: PERF_RECORD_UNTHROTTLE records.
+ * @bad_records: records that could not be parsed.
+ * @other:	records of other types.
+ * @kind:	per event kind (the source's descriptors); read from perf
+ *		every second and when events close.
+ * @nr_kinds:	how many kinds the source opened.
+ * @cpus:	CPUs that had events during the session.
+ *
+ * Written by embm_sampler.c alone, under the sampler's lock; others get a
+ * copy (embm_sampler_read_status()), and the final one at the end.
+ */
+struct embm_sampler_status {
+	const struct embm_source *source;
+	char why[128];
+	u64 period;
+	u64 store_period;
+	u64 period_changes;
+	u64 period_errors;
+	u64 kthread_ns;
+	unsigned int nr_events;
+	u64 ring_pages_locked;
+	u64 cpus_skipped;
+	u64 scan_gave_up;
+	u64 threads_skipped;
+	u64 lost;
+	u64 throttled;
+	u64 unthrottled;
+	u64 bad_records;
+	u64 other;
+	struct embm_kind_stats kind[EMBM_MAX_EVENTS];
+	int nr_kinds;
+	struct cpumask cpus;
+};
+
+/**
+ * enum embm_exit - who exited, as the sampler tells its session
+ * @EMBM_EXIT_TARGET:  the target process; the starter is alive.
+ * @EMBM_EXIT_STARTER: the process that started the session (the target
+ *		       may still run).
+ * @EMBM_EXIT_BOTH:    both.
+ */
+enum embm_exit {
+	EMBM_EXIT_TARGET,
+	EMBM_EXIT_STARTER,
+	EMBM_EXIT_BOTH,
+};
+
+/**
+ * typedef embm_exit_fn - told once when the target or the starter exits
+ * @data: as given to embm_sampler_start()
+ * @who:  who exited
+ *
+ * Called by ksamplingd, which then waits to be stopped: the callback may
+ * not sleep or stop the sampler itself; it queues work that does.
+ */
+typedef void (*embm_exit_fn)(void *data, enum embm_exit who);
+
+struct embm_sampler;
 
 struct embm_sampler *embm_sampler_start(struct pid *target,
 					struct cgroup_subsys_state *cgroup,
 					struct pid *owner,
-					unsigned long gen, const struct embm_config *cfg,
-					struct embm_stats *st);
-bool embm_sampler_exit_reason(const struct embm_sampler *s, bool *target_exited);
+					const struct embm_config *cfg,
+					struct embm_stats *st,
+					struct embm_sampler_status *status,
+					embm_exit_fn exited, void *data);
+void embm_sampler_read_status(struct embm_sampler *s,
+			      struct embm_sampler_status *status);
 int embm_sampler_perm_read(struct embm_sampler *s);
-void embm_sampler_stop(struct embm_sampler *s);
-int embm_sampler_init(void);
+void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *status);
 
-/* ---- interfaces ----------------------------------------------------------- */
+/* ---- knobs (embm_sysfs.c) ----------------------------------------------- */
 
-extern struct embm_config embm_knobs;
-extern struct mutex embm_knobs_lock;
-void embm_print_summary(const struct embm_session *se);
-int embm_proc_init(void);
-int embm_sysfs_init(void);
+void embm_knobs_get(struct embm_config *cfg);
+
+/* ---- reports (embm_report.c) --------------------------------------------- */
+
+/**
+ * struct embm_view - a session as readers see it, taken at one moment
+ * @gen:	the session's generation.
+ * @state:	see enum embm_state.
+ * @ended_by:	"-" while running, then "embm_end", "target_exit" or
+ *		"starter_exit".
+ * @target:	thread-group pid of the target, referenced; NULL for a
+ *		system-wide or cgroup session.
+ * @target_nr:	the target's pid as the starter saw it; -1 system-wide.
+ * @cgroup:	the cgroup of a cgroup session, referenced; else NULL.
+ * @node:	the node under study, or NUMA_NO_NODE.
+ * @elapsed_ns:	how long it ran, or has run until now.
+ * @config:	the knobs it started with.
+ * @status:	the sampler's status, as it was then or at the end.
+ * @stats:	the results, referenced (the live ones while it runs: take
+ *		their lock to read them); NULL before the first session.
+ *
+ * Made by embm_session_view() (or by the core for the summary at the end)
+ * and freed by embm_view_free(); nothing in it needs the session's lock.
+ */
+struct embm_view {
+	unsigned long gen;
+	enum embm_state state;
+	const char *ended_by;
+	struct pid *target;
+	pid_t target_nr;
+	struct cgroup_subsys_state *cgroup;
+	int node;
+	u64 elapsed_ns;
+	struct embm_config config;
+	struct embm_sampler_status status;
+	struct embm_stats *stats;
+};
+
+int embm_session_may_read(unsigned long *gen);
+struct embm_view *embm_session_view(unsigned long gen);
+
+void embm_view_free(struct embm_view *v);
+
+const char *embm_state_name(enum embm_state state);
+u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_stats *ns);
+void embm_report_nodes_header(struct seq_buf *sb);
+void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid);
+void embm_report_summary(const struct embm_view *v);
 
 #endif /* __MM_EMBM_H */

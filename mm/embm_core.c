@@ -2,11 +2,13 @@
 /*
  * embm: session lifecycle and the embm_start(2)/embm_end(2) system calls
  *
- * One session runs at a time.  Its state lives in embm_session and every
- * transition happens under embm_lock, in process context: the system
- * calls, and the work item that ends a session whose target exited
- * (ksamplingd queues it; it never takes embm_lock itself, since
- * embm_session_end() holds it while stopping ksamplingd).
+ * One session runs at a time.  Its state is private to this file, in
+ * embm_session, and every transition happens under embm_lock, in process
+ * context: the system calls, and the work item that ends a session whose
+ * target exited (the sampler's exit callback queues it; ksamplingd never
+ * takes embm_lock, since a stop holds it while stopping ksamplingd).
+ * Readers (/proc/embm) get a struct embm_view, made under embm_lock, and
+ * format it after dropping the lock; so does the kernel-log summary.
  */
 
 #define pr_fmt(fmt) "embm: " fmt
@@ -27,83 +29,72 @@
 
 #include "embm.h"
 
-/* Serialises session start and end; protects embm_session. Process context. */
-DEFINE_MUTEX(embm_lock);
+/**
+ * struct embm_session - the one sampling session
+ * @state:	see enum embm_state.
+ * @gen:	bumped at each start; work queued for an older session
+ *		checks it and does nothing.
+ * @target:	thread-group pid of the target process; NULL for
+ *		system-wide and cgroup sessions.  Referenced while set.
+ * @cgroup:	the perf_event cgroup of a cgroup session (EMBM_FLAG_CGROUP),
+ *		referenced; NULL otherwise.
+ * @named:	the pid embm_start() was given (a thread of @target, or
+ *		@target itself), so that embm_end() takes it too; referenced.
+ * @owner:	the process that started the session, as it was then.
+ * @target_nr:	the target's pid as the starter saw it; -1 system-wide.
+ * @ended_by:	"-" while running, then "embm_end", "target_exit" or
+ *		"starter_exit".
+ * @node:	the node under study, or NUMA_NO_NODE.
+ * @start_ns:	ktime_get_ns() at start.
+ * @stop_ns:	ktime_get_ns() at end, 0 while running.
+ * @config:	the knobs as the session started with them.
+ * @sampler:	ksamplingd and its events while running, else NULL.
+ * @status:	the sampler's last status once it stopped (and why a start
+ *		failed); kept with @stats.
+ * @stats:	the results, referenced; kept after the end until the next
+ *		start.
+ *
+ * All fields are protected by embm_lock.
+ */
+struct embm_session {
+	enum embm_state state;
+	unsigned long gen;
+	struct pid *target;
+	struct cgroup_subsys_state *cgroup;
+	struct pid *named;
+	struct embm_owner owner;
+	pid_t target_nr;
+	const char *ended_by;
+	int node;
+	u64 start_ns;
+	u64 stop_ns;
+	struct embm_config config;
+	struct embm_sampler *sampler;
+	struct embm_sampler_status *status;
+	struct embm_stats *stats;
+};
 
-struct embm_session embm_session = {
+/* Serialises session start and end; protects embm_session. Process context. */
+static DEFINE_MUTEX(embm_lock);
+
+static struct embm_session embm_session = {
 	.state		= EMBM_IDLE,
 	.target_nr	= EMBM_PID_SYSTEM,
 	.ended_by	= "-",
 	.node		= NUMA_NO_NODE,
 };
 
-static const char *const embm_state_names[] = {
-	[EMBM_IDLE]	= "idle",
-	[EMBM_RUNNING]	= "running",
-	[EMBM_EXITED]	= "exited",
-	[EMBM_DONE]	= "done",
-};
-
-const char *embm_state_name(enum embm_state state)
-{
-	return state < ARRAY_SIZE(embm_state_names) ? embm_state_names[state] : "?";
-}
-
-/**
- * embm_check_node() - validate the node argument of embm_start()
- * @node: NUMA_NO_NODE, or the node to study
- *
- * Context: any.
- * Return: 0 if @node is NUMA_NO_NODE or an online node with memory,
- * -EINVAL otherwise.
+/*
+ * Validate the node argument of embm_start(): 0 if @node is NUMA_NO_NODE
+ * or an online node with memory, -EINVAL otherwise.  Any context.
  */
-int embm_check_node(int node)
+static int embm_check_node(int node)
 {
 	if (node == NUMA_NO_NODE)
 		return 0;
 	if (node < 0 || node >= MAX_NUMNODES || !node_state(node, N_MEMORY))
 		return -EINVAL;
 	return 0;
-}
-
-/**
- * embm_lock_interruptible() - take a mutex, or give up on a signal
- * @lock: the mutex
- *
- * Return: 0, or -ERESTARTSYS: the system call restarts after a handler
- * that asks for it (SA_RESTART), else the caller sees EINTR.
- */
-int embm_lock_interruptible(struct mutex *lock)
-{
-	return mutex_lock_interruptible(lock) ? -ERESTARTSYS : 0;
-}
-
-/**
- * embm_live_thread() - a thread of a process that is not exiting
- * @tgid: the process
- *
- * Permission checks look at a thread's credentials and mm; a group leader
- * that exited (pthread_exit()) has neither any more.
- *
- * Context: any but NMI.
- * Return: the thread, referenced; NULL if every thread is exiting.
- */
-struct task_struct *embm_live_thread(struct pid *tgid)
-{
-	struct task_struct *leader, *t, *live = NULL;
-
-	rcu_read_lock();
-	leader = pid_task(tgid, PIDTYPE_TGID);
-	if (leader) {
-		for_each_thread(leader, t) {
-			if (!(t->flags & PF_EXITING)) {
-				live = get_task_struct(t);
-				break;
-			}
-		}
-	}
-	rcu_read_unlock();
-	return live;
 }
 
 /*
@@ -147,18 +138,21 @@ static void __embm_session_clear(void)
 {
 	lockdep_assert_held(&embm_lock);
 
-	embm_stats_free(embm_session.stats);
+	embm_stats_put(embm_session.stats);
 	embm_session.stats = NULL;
+	kfree(embm_session.status);
+	embm_session.status = NULL;
 	if (embm_session.cgroup)
 		css_put(embm_session.cgroup);
 	embm_session.cgroup = NULL;
 	put_pid(embm_session.target);
 	put_pid(embm_session.named);
-	put_pid(embm_session.owner);
+	embm_owner_release(&embm_session.owner);
 	embm_session.target = NULL;
 	embm_session.named = NULL;
-	embm_session.owner = NULL;
 }
+
+static void embm_session_exited(void *data, enum embm_exit who);
 
 /*
  * Start the session on @task, or on the tasks of @cgroup (whose reference
@@ -167,61 +161,68 @@ static void __embm_session_clear(void)
 static int __embm_session_start(struct task_struct *task,
 				struct cgroup_subsys_state *cgroup, int node)
 {
+	struct embm_sampler_status *status;
 	struct embm_sampler *sampler;
+	struct pid *target = NULL;
+	struct embm_owner owner;
 	struct embm_config cfg;
 	struct embm_stats *st;
-	struct pid *target = NULL, *owner;
-	int err;
+	int err = -ENOMEM;
 
 	lockdep_assert_held(&embm_lock);
 
 	if (embm_session.state == EMBM_RUNNING)
 		return -EBUSY;
 
-	mutex_lock(&embm_knobs_lock);
-	cfg = embm_knobs;
-	mutex_unlock(&embm_knobs_lock);
+	embm_knobs_get(&cfg);
 	/* Without CAP_PERFMON, no more events than perf would give as files. */
 	if (!perfmon_capable())
 		cfg.max_events = min_t(u64, cfg.max_events, rlimit(RLIMIT_NOFILE));
 
 	st = embm_stats_alloc(cfg.hot_pages);
-	if (!st)
-		return -ENOMEM;
+	status = kzalloc(sizeof(*status), GFP_KERNEL);
+	if (!st || !status)
+		goto out_free;
 	embm_stats_classify_nodes(st);
 	if (task)
 		target = get_task_pid(task, PIDTYPE_TGID);
-	owner = get_task_pid(current, PIDTYPE_TGID);
-	sampler = embm_sampler_start(target, cgroup, owner, embm_session.gen + 1, &cfg, st);
+	embm_owner_init(&owner);
+	sampler = embm_sampler_start(target, cgroup, owner.pid, &cfg, st, status,
+				     embm_session_exited,
+				     (void *)(embm_session.gen + 1));
 	if (IS_ERR(sampler)) {
 		err = PTR_ERR(sampler);
-		pr_info_ratelimited("session not started: %d (%s)\n", err, st->why);
-		embm_stats_free(st);
-		put_pid(owner);
+		pr_info_ratelimited("session not started: %d (%s)\n", err, status->why);
+		embm_owner_release(&owner);
 		put_pid(target);
-		return err;
+		goto out_free;
 	}
 
 	__embm_session_clear();
 	embm_session.gen++;
 	embm_session.stats = st;
+	embm_session.status = status;
 	embm_session.sampler = sampler;
 	embm_session.config = cfg;
 	embm_session.target = target;
 	embm_session.cgroup = cgroup;
 	embm_session.named = task ? get_task_pid(task, PIDTYPE_PID) : NULL;
 	embm_session.owner = owner;
-	embm_session.owner_euid = current_euid();
-	embm_session.owner_exec_id = current->self_exec_id;
 	embm_session.target_nr = target ? pid_vnr(target) : EMBM_PID_SYSTEM;
 	embm_session.node = node;
 	embm_session.start_ns = ktime_get_ns();
 	embm_session.stop_ns = 0;
 	embm_session.state = EMBM_RUNNING;
 	embm_session.ended_by = "-";
+	embm_sampler_read_status(sampler, status);
 	pr_info_ratelimited("session started: target %d, node %d, source %s (%s)\n",
-			    embm_session.target_nr, node, st->source->name, st->why);
+			    embm_session.target_nr, node, status->source->name, status->why);
 	return 0;
+
+out_free:
+	kfree(status);
+	embm_stats_put(st);
+	return err;
 }
 
 /*
@@ -323,59 +324,184 @@ out_put_task:
 	return err;
 }
 
-/* Stop the running session; it becomes @state.  Caller holds embm_lock. */
-static void __embm_session_stop(enum embm_state state, const char *why)
+/*
+ * The session as readers see it now, or NULL when memory is short.
+ * embm_lock held.
+ */
+static struct embm_view *__embm_view(void)
+{
+	struct embm_session *se = &embm_session;
+	struct embm_view *v;
+
+	lockdep_assert_held(&embm_lock);
+
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return NULL;
+	v->gen = se->gen;
+	v->state = se->state;
+	v->ended_by = se->ended_by;
+	v->target = get_pid(se->target);
+	v->target_nr = se->target_nr;
+	v->cgroup = se->cgroup;
+	if (v->cgroup)
+		css_get(v->cgroup);
+	v->node = se->node;
+	if (se->start_ns)
+		v->elapsed_ns = (se->stop_ns ?: ktime_get_ns()) - se->start_ns;
+	v->config = se->config;
+	if (se->sampler)
+		embm_sampler_read_status(se->sampler, &v->status);
+	else if (se->status)
+		v->status = *se->status;
+	if (se->stats) {
+		embm_stats_get(se->stats);
+		v->stats = se->stats;
+	}
+	return v;
+}
+
+/**
+ * embm_view_free() - drop a view and its references
+ * @v: from embm_session_view(), or NULL
+ *
+ * Context: process.
+ */
+void embm_view_free(struct embm_view *v)
+{
+	if (!v)
+		return;
+	embm_stats_put(v->stats);
+	if (v->cgroup)
+		css_put(v->cgroup);
+	put_pid(v->target);
+	kfree(v);
+}
+
+/**
+ * embm_session_may_read() - may current read the session of now?
+ * @gen: set to the session's generation, for embm_session_view()
+ *
+ * Those who may end it may read it (embm_perm_may_access()); while events
+ * exist, the LSMs may also say whether samples are read, as on a perf
+ * fd.  With no session there is nothing to hide.
+ *
+ * Context: process; takes embm_lock.
+ * Return: 0, -EINTR on a signal, -EACCES or an LSM's errno.
+ */
+int embm_session_may_read(unsigned long *gen)
+{
+	int err;
+
+	err = embm_lock_interruptible(&embm_lock);
+	if (err)
+		return err;
+	*gen = embm_session.gen;
+	if (embm_session.stats)
+		err = embm_perm_may_access(&embm_session.owner, embm_session.target);
+	if (!err && embm_session.sampler)
+		err = embm_sampler_perm_read(embm_session.sampler);
+	mutex_unlock(&embm_lock);
+	return err;
+}
+
+/**
+ * embm_session_view() - the session as it is now, for a reader
+ * @gen: the generation embm_session_may_read() gave
+ *
+ * Context: process; takes embm_lock, interruptibly.
+ * Return: a view to free with embm_view_free(); ERR_PTR(-ESTALE) when
+ * another session started since, ERR_PTR(-EINTR) on a signal,
+ * ERR_PTR(-ENOMEM).
+ */
+struct embm_view *embm_session_view(unsigned long gen)
+{
+	struct embm_view *v;
+	int err;
+
+	err = embm_lock_interruptible(&embm_lock);
+	if (err)
+		return ERR_PTR(err);
+	if (embm_session.gen != gen)
+		v = ERR_PTR(-ESTALE);
+	else
+		v = __embm_view() ?: ERR_PTR(-ENOMEM);
+	mutex_unlock(&embm_lock);
+	return v;
+}
+
+/*
+ * Stop the running session; it becomes @state.  Caller holds embm_lock.
+ * Return: the view of the ended session for the kernel-log summary, to
+ * print with embm_session_report() once embm_lock is dropped; NULL when
+ * memory is short.
+ */
+static struct embm_view *__embm_session_stop(enum embm_state state, const char *why)
 {
 	lockdep_assert_held(&embm_lock);
 
-	embm_sampler_stop(embm_session.sampler);
+	embm_sampler_stop(embm_session.sampler, embm_session.status);
 	embm_session.sampler = NULL;
 	embm_session.stop_ns = ktime_get_ns();
 	embm_session.state = state;
 	embm_session.ended_by = why;
-	embm_print_summary(&embm_session);
+	return __embm_view();
+}
+
+/* The summary of a session that ended, in the kernel log.  No locks held. */
+static void embm_session_report(struct embm_view *v)
+{
+	if (v)
+		embm_report_summary(v);
+	embm_view_free(v);
 }
 
 static atomic_long_t embm_exited_gen;
+static atomic_t embm_exited_who;
 
 /*
- * End the session whose ksamplingd saw its target or starter exit; the
- * sampler says which.  It waits for embm_lock as long as a start takes:
- * on the unbound workqueue.
+ * End the session whose ksamplingd saw its target or starter exit.  It
+ * waits for embm_lock as long as a start takes: on the unbound workqueue.
  */
 static void embm_exit_workfn(struct work_struct *work)
 {
-	bool target_exited;
+	struct embm_view *v = NULL;
 
 	mutex_lock(&embm_lock);
 	if (embm_session.state == EMBM_RUNNING &&
 	    embm_session.gen == atomic_long_read(&embm_exited_gen)) {
-		/* Nobody is left to call embm_end() once the starter is gone. */
-		if (embm_sampler_exit_reason(embm_session.sampler, &target_exited))
-			__embm_session_stop(EMBM_DONE,
-					    target_exited ? "target_exit" : "starter_exit");
-		else
-			__embm_session_stop(EMBM_EXITED, "target_exit");
+		switch (atomic_read(&embm_exited_who)) {
+		case EMBM_EXIT_TARGET:
+			v = __embm_session_stop(EMBM_EXITED, "target_exit");
+			break;
+		case EMBM_EXIT_BOTH:
+			/* Nobody is left to call embm_end() once the starter is gone. */
+			v = __embm_session_stop(EMBM_DONE, "target_exit");
+			break;
+		default:
+			v = __embm_session_stop(EMBM_DONE, "starter_exit");
+			break;
+		}
 	}
 	mutex_unlock(&embm_lock);
+	embm_session_report(v);
 }
 
 static DECLARE_WORK(embm_exit_work, embm_exit_workfn);
 
-/**
- * embm_session_exited() - end a session whose target or starter exited
- * @gen: the session's generation, so that a late call ends nothing else
+/*
+ * The sampler's exit callback (embm_exit_fn): end the session of
+ * generation @data, whose target or starter exited.  A session lives as
+ * long as the process that started it, as perf events live as long as
+ * their file: a launcher killed with SIGKILL leaves no session behind.
  *
- * A session lives as long as the process that started it, as perf events
- * live as long as their file: a launcher killed with SIGKILL leaves no
- * session behind.  The sampler keeps which one exited
- * (embm_sampler_exit_reason()).
- *
- * Context: ksamplingd; does not sleep or take embm_lock.
+ * Context: ksamplingd; does not sleep or take embm_lock.  queue_work()
+ * orders the stores before it with the work function's reads.
  */
-void embm_session_exited(unsigned long gen)
+static void embm_session_exited(void *data, enum embm_exit who)
 {
-	atomic_long_set(&embm_exited_gen, gen);
+	atomic_set(&embm_exited_who, who);
+	atomic_long_set(&embm_exited_gen, (unsigned long)data);
 	queue_work(system_unbound_wq, &embm_exit_work);
 }
 
@@ -424,7 +550,7 @@ static bool __embm_session_matches(pid_t pid, struct cgroup_subsys_state *cgroup
  * results stay readable until the next embm_start().
  *
  * The process that started the session may end it; anyone else needs
- * what starting it would take now (__embm_session_permitted()).
+ * what starting it would take now (embm_perm_may_access()).
  *
  * Context: process; takes embm_lock.
  * Return: 0; -EINVAL for a bad @pid or unknown @flags; -EBADF, -ENOENT or
@@ -437,6 +563,7 @@ static bool __embm_session_matches(pid_t pid, struct cgroup_subsys_state *cgroup
 int embm_session_end(pid_t pid, unsigned int flags)
 {
 	struct cgroup_subsys_state *cgroup = NULL;
+	struct embm_view *v = NULL;
 	struct perf_event_attr attr;
 	int err;
 
@@ -454,7 +581,7 @@ int embm_session_end(pid_t pid, unsigned int flags)
 	if (err)
 		goto out_put;
 	/* Those perf would refuse learn nothing of the session. */
-	if (!__embm_session_owner(&embm_session)) {
+	if (!embm_owner_is_current(&embm_session.owner)) {
 		embm_perm_attr(&attr);
 		err = perf_event_open_permitted(&attr);
 		if (err)
@@ -469,17 +596,18 @@ int embm_session_end(pid_t pid, unsigned int flags)
 		err = -ESRCH;
 		goto out_unlock;
 	}
-	err = __embm_session_permitted(&embm_session);
+	err = embm_perm_may_access(&embm_session.owner, embm_session.target);
 	if (err)
 		goto out_unlock;
 
 	if (embm_session.state == EMBM_RUNNING)
-		__embm_session_stop(EMBM_DONE, "embm_end");
+		v = __embm_session_stop(EMBM_DONE, "embm_end");
 	else
 		embm_session.state = EMBM_DONE;
 
 out_unlock:
 	mutex_unlock(&embm_lock);
+	embm_session_report(v);
 out_put:
 	if (cgroup)
 		css_put(cgroup);
@@ -513,17 +641,6 @@ SYSCALL_DEFINE2(embm_end, pid_t, pid, unsigned int, flags)
 	return embm_session_end(pid, flags);
 }
 
-static int __init embm_init(void)
-{
-	int err;
-
-	err = embm_sampler_init();
-	if (!err)
-		err = embm_sysfs_init();
-	if (!err)
-		err = embm_proc_init();
-	if (err)
-		pr_err("cannot initialise: %d\n", err);
-	return err;
-}
-late_initcall(embm_init);
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_core_kunit.h"
+#endif

@@ -212,3 +212,7 @@ unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
 	kvfree(all);
 	return n;
 }
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_hot_kunit.h"
+#endif

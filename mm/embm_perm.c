@@ -66,55 +66,106 @@ bool embm_perm_attr_covers(const struct perf_event_attr *attr)
 }
 
 /**
- * __embm_session_owner() - is current the session's starter, as it was?
- * @se: the session; embm_lock held
+ * embm_live_thread() - a thread of a process that is not exiting
+ * @tgid: the process
+ *
+ * Permission checks look at a thread's credentials and mm; a group leader
+ * that exited (pthread_exit()) has neither any more.
+ *
+ * Context: any but NMI.
+ * Return: the thread, referenced; NULL if every thread is exiting.
+ */
+struct task_struct *embm_live_thread(struct pid *tgid)
+{
+	struct task_struct *leader, *t, *live = NULL;
+
+	rcu_read_lock();
+	leader = pid_task(tgid, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			if (!(t->flags & PF_EXITING)) {
+				live = get_task_struct(t);
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return live;
+}
+
+/**
+ * embm_owner_init() - remember current as a session's starter
+ * @o: filled in; embm_owner_release() drops its reference
+ *
+ * Context: process.
+ */
+void embm_owner_init(struct embm_owner *o)
+{
+	o->pid = get_task_pid(current, PIDTYPE_TGID);
+	o->euid = current_euid();
+	o->exec_id = current->self_exec_id;
+}
+
+/**
+ * embm_owner_release() - drop what embm_owner_init() took
+ * @o: the starter, or zeroed
+ *
+ * Context: any but NMI.
+ */
+void embm_owner_release(struct embm_owner *o)
+{
+	put_pid(o->pid);
+	o->pid = NULL;
+}
+
+/**
+ * embm_owner_is_current() - is current the session's starter, as it was?
+ * @o: the starter, from embm_owner_init(); the caller keeps it stable
  *
  * The process that started the session, with the same effective uid and
  * no exec() since: a starter that dropped privileges or ran another
  * program is treated as anyone else.
  *
- * Context: process; embm_lock held.
+ * Context: process.
  * Return: true if so.
  */
-bool __embm_session_owner(const struct embm_session *se)
+bool embm_owner_is_current(const struct embm_owner *o)
 {
-	lockdep_assert_held(&embm_lock);
-
-	return se->owner && se->owner == task_tgid(current) &&
-	       se->owner_exec_id == current->self_exec_id &&
-	       uid_eq(se->owner_euid, current_euid());
+	return o->pid && o->pid == task_tgid(current) &&
+	       o->exec_id == current->self_exec_id &&
+	       uid_eq(o->euid, current_euid());
 }
 
 /**
- * __embm_session_permitted() - may current end or read the session?
- * @se: the session; embm_lock held
+ * embm_perm_may_access() - may current end or read a session?
+ * @o:	    the session's starter
+ * @target: the session's target process; NULL for a system-wide or
+ *	    cgroup session (whose events are CPU-wide)
  *
- * Yes for its starter (__embm_session_owner()); otherwise what starting it
- * now would take: perf's checks of the attributes, then perf_allow_cpu()
- * for a system-wide session, ptrace access to a live thread of the target
- * (or CAP_PERFMON) for a process, and CAP_PERFMON alone once the target is
- * gone.
+ * Yes for its starter (embm_owner_is_current()); otherwise what starting
+ * it now would take: perf's checks of the attributes, then
+ * perf_allow_cpu() for CPU-wide events, ptrace access to a live thread of
+ * the target (or CAP_PERFMON) for a process, and CAP_PERFMON alone once
+ * the target is gone.
  *
- * Context: process; embm_lock held.
+ * Context: process; the caller keeps @o and @target stable.
  * Return: 0, -EACCES, or the error of an LSM.
  */
-int __embm_session_permitted(const struct embm_session *se)
+int embm_perm_may_access(const struct embm_owner *o, struct pid *target)
 {
 	struct perf_event_attr attr;
 	struct task_struct *task;
 	int err;
 
-	lockdep_assert_held(&embm_lock);
-
-	if (__embm_session_owner(se))
+	if (embm_owner_is_current(o))
 		return 0;
 	embm_perm_attr(&attr);
 	err = perf_event_open_permitted(&attr);
 	if (err)
 		return err;
-	if (!se->target)
+	if (!target)
 		return perf_event_target_permitted(&attr, NULL);
-	task = embm_live_thread(se->target);
+	task = embm_live_thread(target);
 	if (!task)
 		return perfmon_capable() ? 0 : -EACCES;
 	err = perf_event_target_permitted(&attr, task);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * embm: /proc/embm/ and the summary in the kernel log
+ * embm: /proc/embm/
  *
  * Every file starts with "version N" (EMBM_PROC_VERSION, bumped when a
  * layout changes), then one record a line, fields separated by spaces, a
  * header line naming them.  The node under study comes first and is
- * marked "*".  Readers take embm_lock, then embm_stats.lock, both
- * interruptibly, so that what they print is one consistent snapshot;
- * process context.  Who may read: see embm_proc_open().
+ * marked "*".  A read takes a view of the session (embm_session_view(),
+ * which holds the session's lock only to copy it), then the results' lock,
+ * interruptibly, so that what it prints is one consistent snapshot of the
+ * results; process context.  Who may read: see embm_proc_open().
  */
 
 #define pr_fmt(fmt) "embm: " fmt
@@ -26,23 +27,10 @@
 
 #include "embm.h"
 
-/* Share of @part in @whole, in hundredths of a percent. */
-static u64 embm_share(u64 part, u64 whole)
-{
-	return whole ? div64_u64(part * 10000, whole) : 0;
-}
-
-static u64 embm_elapsed_ms(const struct embm_session *se)
-{
-	u64 end = se->stop_ns ?: ktime_get_ns();
-
-	return se->start_ns ? div_u64(end - se->start_ns, NSEC_PER_MSEC) : 0;
-}
-
 /*
  * Each file is bound, when it is opened, to the session of that moment,
  * as /proc/PID/pagemap is bound to its mm: the opener's right to read it
- * is checked then (__embm_session_permitted()), and a read after another
+ * is checked then (embm_session_may_read()), and a read after another
  * session started fails with -ESTALE.  The session's generation is kept
  * in seq_file->private.
  */
@@ -52,68 +40,62 @@ static unsigned long embm_proc_gen(const struct seq_file *m)
 }
 
 /*
- * Lock the session and its stats for a read: 1; 0 when there is no
- * session (only "version" and "state" are printed, nothing stays
- * locked); -EINTR when a signal came while a start or end held the lock;
- * -ESTALE when another session started since the open.  Readers never
- * wait uninterruptibly behind a start or an end.
+ * Begin a read: "version", then the view, its results locked.  *@v is
+ * NULL when there are no results (only "state" is printed then, nothing
+ * stays locked).  Return: 0; -EINTR when a signal came while a start or an
+ * end held a lock; -ESTALE when another session started since the open;
+ * -ENOMEM.  Readers never wait uninterruptibly behind a start or an end.
  */
-static int embm_proc_lock(struct seq_file *m)
+static int embm_proc_begin(struct seq_file *m, struct embm_view **v)
 {
+	struct embm_view *view;
 	int err;
 
-	err = embm_lock_interruptible(&embm_lock);
-	if (err)
-		return err;
-	if (embm_session.gen != embm_proc_gen(m)) {
-		mutex_unlock(&embm_lock);
-		return -ESTALE;
-	}
+	*v = NULL;
+	view = embm_session_view(embm_proc_gen(m));
+	if (IS_ERR(view))
+		return PTR_ERR(view);
 	seq_printf(m, "version %d\n", EMBM_PROC_VERSION);
-	if (!embm_session.stats) {
-		seq_printf(m, "state %s\n", embm_state_name(embm_session.state));
-		mutex_unlock(&embm_lock);
+	if (!view->stats) {
+		seq_printf(m, "state %s\n", embm_state_name(view->state));
+		embm_view_free(view);
 		return 0;
 	}
-	err = embm_lock_interruptible(&embm_session.stats->lock);
+	err = embm_lock_interruptible(&view->stats->lock);
 	if (err) {
-		mutex_unlock(&embm_lock);
+		embm_view_free(view);
 		return err;
 	}
-	return 1;
+	*v = view;
+	return 0;
 }
 
-static void embm_proc_unlock(void)
+static void embm_proc_end(struct embm_view *v)
 {
-	mutex_unlock(&embm_session.stats->lock);
-	mutex_unlock(&embm_lock);
+	mutex_unlock(&v->stats->lock);
+	embm_view_free(v);
 }
 
 /*
- * Start a per-node file: lock, "version", and the memory nodes in report
- * order in *@n entries.  Return: the order, to give to embm_proc_end();
- * NULL, nothing locked, when there are no results; or an ERR_PTR().
+ * Begin a per-node file: embm_proc_begin(), and the memory nodes in report
+ * order in *@n entries of *@order (to free with kvfree()).
  */
-static int *embm_proc_begin(struct seq_file *m, int *n)
+static int embm_proc_begin_nodes(struct seq_file *m, struct embm_view **v,
+				 int **order, int *n)
 {
-	int *order, ret;
+	int err;
 
-	ret = embm_proc_lock(m);
-	if (ret <= 0)
-		return ret ? ERR_PTR(ret) : NULL;
-	order = kvcalloc(embm_session.stats->nr_nodes, sizeof(*order), GFP_KERNEL);
-	if (!order) {
-		embm_proc_unlock();
-		return ERR_PTR(-ENOMEM);
+	err = embm_proc_begin(m, v);
+	if (err || !*v)
+		return err;
+	*order = kvcalloc((*v)->stats->nr_nodes, sizeof(**order), GFP_KERNEL);
+	if (!*order) {
+		embm_proc_end(*v);
+		*v = NULL;
+		return -ENOMEM;
 	}
-	*n = embm_stats_node_order(embm_session.stats, embm_session.node, order);
-	return order;
-}
-
-static void embm_proc_end(int *order)
-{
-	kvfree(order);
-	embm_proc_unlock();
+	*n = embm_stats_node_order((*v)->stats, (*v)->node, *order);
+	return 0;
 }
 
 /* Permille of @enabled that an event kind ran; 1000 when never enabled. */
@@ -128,13 +110,13 @@ static u64 embm_running_permille(const struct embm_kind_stats *k)
  * accesses are then scaled up), and the samples read.  Then how many
  * kinds ran less than all of their time.
  */
-static void embm_show_kinds(struct seq_file *m, const struct embm_stats *st)
+static void embm_show_kinds(struct seq_file *m, const struct embm_sampler_status *ss)
 {
 	unsigned int starved = 0;
 	int k;
 
-	for (k = 0; k < st->nr_kinds; k++) {
-		const struct embm_kind_stats *ks = &st->kind[k];
+	for (k = 0; k < ss->nr_kinds; k++) {
+		const struct embm_kind_stats *ks = &ss->kind[k];
 		u64 pm = embm_running_permille(ks);
 
 		seq_printf(m, "event %s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu leader %d\n",
@@ -150,115 +132,112 @@ static void embm_show_kinds(struct seq_file *m, const struct embm_stats *st)
  * "cgroup ID PATH" of a cgroup session (the path as the reader's cgroup
  * namespace sees it), or "cgroup -".
  */
-static void embm_show_cgroup(struct seq_file *m, const struct embm_session *se)
+static void embm_show_cgroup(struct seq_file *m, const struct embm_view *v)
 {
 #ifdef CONFIG_CGROUPS
 	char path[256];
 
-	if (se->cgroup) {
-		if (cgroup_path(se->cgroup->cgroup, path, sizeof(path)) < 0)
+	if (v->cgroup) {
+		if (cgroup_path(v->cgroup->cgroup, path, sizeof(path)) < 0)
 			strscpy(path, "?", sizeof(path));
-		seq_printf(m, "cgroup %llu %s\n", cgroup_id(se->cgroup->cgroup), path);
+		seq_printf(m, "cgroup %llu %s\n", cgroup_id(v->cgroup->cgroup), path);
 		return;
 	}
 #endif
 	seq_puts(m, "cgroup -\n");
 }
 
-static int embm_status_show(struct seq_file *m, void *v)
+static int embm_status_show(struct seq_file *m, void *p)
 {
-	const struct embm_session *se = &embm_session;
+	const struct embm_sampler_status *ss;
 	const struct embm_stats *st;
-	int ret;
+	struct embm_view *v;
+	int err;
 	u64 ms;
 
-	ret = embm_proc_lock(m);
-	if (ret <= 0)
-		return ret;
-	st = se->stats;
-	ms = embm_elapsed_ms(se);
-	seq_printf(m, "state %s\n", embm_state_name(se->state));
-	seq_printf(m, "ended_by %s\n", se->ended_by);
+	err = embm_proc_begin(m, &v);
+	if (err || !v)
+		return err;
+	st = v->stats;
+	ss = &v->status;
+	ms = div_u64(v->elapsed_ns, NSEC_PER_MSEC);
+	seq_printf(m, "state %s\n", embm_state_name(v->state));
+	seq_printf(m, "ended_by %s\n", v->ended_by);
 	/* The target's pid as the reader sees it (0: not in its namespace). */
-	seq_printf(m, "target %d\n", se->target ?
-		   pid_nr_ns(se->target, task_active_pid_ns(current)) : EMBM_PID_SYSTEM);
-	embm_show_cgroup(m, se);
-	seq_printf(m, "node %d\n", se->node);
-	seq_printf(m, "source %s\n", st->source ? st->source->name : "-");
-	seq_printf(m, "source_reason %s\n", st->why);
+	seq_printf(m, "target %d\n", v->target ?
+		   pid_nr_ns(v->target, task_active_pid_ns(current)) : EMBM_PID_SYSTEM);
+	embm_show_cgroup(m, v);
+	seq_printf(m, "node %d\n", v->node);
+	seq_printf(m, "source %s\n", ss->source ? ss->source->name : "-");
+	seq_printf(m, "source_reason %s\n", ss->why);
 	seq_printf(m, "source_semantics %s\n",
-		   st->source && st->source->semantics ? st->source->semantics : "-");
-	seq_printf(m, "period %llu\n", st->period);
-	seq_printf(m, "store_period %llu\n", st->store_period);
-	seq_printf(m, "period_changes %llu\n", st->period_changes);
-	seq_printf(m, "ldlat %llu\n", se->config.ldlat);
-	seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(st->cpus));
-	seq_printf(m, "events %u\n", st->nr_events);
-	seq_printf(m, "max_events %llu\n", se->config.max_events);
-	seq_printf(m, "cpus_skipped %llu\n", st->cpus_skipped);
-	seq_printf(m, "thread_scan_gave_up %llu\n", st->scan_gave_up);
-	seq_printf(m, "threads_skipped %llu\n", st->threads_skipped);
-	seq_printf(m, "period_errors %llu\n", st->period_errors);
-	seq_printf(m, "ring_pages_locked %llu\n", st->ring_pages_locked);
+		   ss->source && ss->source->semantics ? ss->source->semantics : "-");
+	seq_printf(m, "period %llu\n", ss->period);
+	seq_printf(m, "store_period %llu\n", ss->store_period);
+	seq_printf(m, "period_changes %llu\n", ss->period_changes);
+	seq_printf(m, "ldlat %llu\n", v->config.ldlat);
+	seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(&ss->cpus));
+	seq_printf(m, "events %u\n", ss->nr_events);
+	seq_printf(m, "max_events %llu\n", v->config.max_events);
+	seq_printf(m, "cpus_skipped %llu\n", ss->cpus_skipped);
+	seq_printf(m, "thread_scan_gave_up %llu\n", ss->scan_gave_up);
+	seq_printf(m, "threads_skipped %llu\n", ss->threads_skipped);
+	seq_printf(m, "period_errors %llu\n", ss->period_errors);
+	seq_printf(m, "ring_pages_locked %llu\n", ss->ring_pages_locked);
 	seq_printf(m, "elapsed_ms %llu\n", ms);
 	seq_printf(m, "samples %llu\n", st->samples);
 	seq_printf(m, "attributed %llu\n", embm_stats_attributed(st));
 	seq_printf(m, "no_phys %llu\n", st->no_phys);
 	seq_printf(m, "bad_pfn %llu\n", st->bad_pfn);
-	seq_printf(m, "lost %llu\n", st->lost);
-	seq_printf(m, "throttled %llu\n", st->throttled);
-	seq_printf(m, "unthrottled %llu\n", st->unthrottled);
-	seq_printf(m, "bad_records %llu\n", st->bad_records);
-	seq_printf(m, "other_records %llu\n", st->other);
-	seq_printf(m, "ksamplingd_cpu_ms %llu\n", div_u64(st->kthread_ns, NSEC_PER_MSEC));
+	seq_printf(m, "lost %llu\n", ss->lost);
+	seq_printf(m, "throttled %llu\n", ss->throttled);
+	seq_printf(m, "unthrottled %llu\n", ss->unthrottled);
+	seq_printf(m, "bad_records %llu\n", ss->bad_records);
+	seq_printf(m, "other_records %llu\n", ss->other);
+	seq_printf(m, "ksamplingd_cpu_ms %llu\n", div_u64(ss->kthread_ns, NSEC_PER_MSEC));
 	seq_printf(m, "ksamplingd_cpu_permille %llu\n",
-		   ms ? div64_u64(st->kthread_ns, ms * 1000) : 0);
+		   ms ? div64_u64(ss->kthread_ns, ms * 1000) : 0);
 	seq_printf(m, "cache_served %llu\n", st->cache);
-	seq_printf(m, "share_basis %llu\n", embm_stats_share_basis(st));
-	embm_show_kinds(m, st);
-	embm_proc_unlock();
+	seq_printf(m, "share_basis %llu\n", embm_stats_share_basis(st, ss->source &&
+								     ss->source->share_mem));
+	embm_show_kinds(m, ss);
+	embm_proc_end(v);
 	return 0;
 }
 
-static int embm_nodes_show(struct seq_file *m, void *v)
+static int embm_nodes_show(struct seq_file *m, void *p)
 {
-	const struct embm_session *se = &embm_session;
-	const struct embm_stats *st;
-	int *order, n, i;
-	u64 total;
+	struct embm_view *v;
+	int *order, n, i, err;
+	char line[192];
+	struct seq_buf sb;
 
-	order = embm_proc_begin(m, &n);
-	if (IS_ERR_OR_NULL(order))
-		return PTR_ERR_OR_ZERO(order);
-	st = se->stats;
-	total = embm_stats_share_basis(st);
-	seq_puts(m, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study cache memory\n");
+	err = embm_proc_begin_nodes(m, &v, &order, &n);
+	if (err || !v)
+		return err;
+	seq_buf_init(&sb, line, sizeof(line));
+	embm_report_nodes_header(&sb);
+	seq_printf(m, "%s\n", seq_buf_str(&sb));
 	for (i = 0; i < n; i++) {
-		const struct embm_node_stats *ns = &st->node[order[i]];
-		u64 share = embm_share(embm_stats_share_part(st, ns), total);
-
-		seq_printf(m, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s %llu %llu\n",
-			   order[i], embm_tier_name(st->tier[order[i]]), ns->samples,
-			   share / 100, share % 100, ns->loads, ns->stores,
-			   embm_stats_node_accesses(st, ns), ns->lat_samples,
-			   ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
-			   embm_stats_distinct_pages(ns),
-			   order[i] == se->node ? "*" : "-", ns->cache, ns->mem);
+		seq_buf_clear(&sb);
+		embm_report_node(&sb, v, order[i]);
+		seq_printf(m, "%s\n", seq_buf_str(&sb));
 	}
-	embm_proc_end(order);
+	kvfree(order);
+	embm_proc_end(v);
 	return 0;
 }
 
-static int embm_latency_show(struct seq_file *m, void *v)
+static int embm_latency_show(struct seq_file *m, void *p)
 {
-	const struct embm_session *se = &embm_session;
 	const struct embm_stats *st;
-	int *order, n, i, b;
+	struct embm_view *v;
+	int *order, n, i, b, err;
 
-	order = embm_proc_begin(m, &n);
-	if (IS_ERR_OR_NULL(order))
-		return PTR_ERR_OR_ZERO(order);
-	st = se->stats;
+	err = embm_proc_begin_nodes(m, &v, &order, &n);
+	if (err || !v)
+		return err;
+	st = v->stats;
 	seq_puts(m, "node lat_samples");
 	for (b = 0; b < EMBM_LAT_BUCKETS; b++)
 		seq_printf(m, " lt%llu", 2ULL << b);
@@ -271,20 +250,21 @@ static int embm_latency_show(struct seq_file *m, void *v)
 			seq_printf(m, " %llu", ns->lat_hist[b]);
 		seq_puts(m, "\n");
 	}
-	embm_proc_end(order);
+	kvfree(order);
+	embm_proc_end(v);
 	return 0;
 }
 
-static int embm_matrix_show(struct seq_file *m, void *v)
+static int embm_matrix_show(struct seq_file *m, void *p)
 {
-	const struct embm_session *se = &embm_session;
 	const struct embm_stats *st;
-	int *order, n, i, row;
+	struct embm_view *v;
+	int *order, n, i, row, err;
 
-	order = embm_proc_begin(m, &n);
-	if (IS_ERR_OR_NULL(order))
-		return PTR_ERR_OR_ZERO(order);
-	st = se->stats;
+	err = embm_proc_begin_nodes(m, &v, &order, &n);
+	if (err || !v)
+		return err;
+	st = v->stats;
 	seq_puts(m, "cpu_node");
 	for (i = 0; i < n; i++)
 		seq_printf(m, " mem%d", order[i]);
@@ -301,35 +281,36 @@ static int embm_matrix_show(struct seq_file *m, void *v)
 			seq_printf(m, " %llu", st->matrix[row * st->nr_nodes + order[i]]);
 		seq_puts(m, "\n");
 	}
-	embm_proc_end(order);
+	kvfree(order);
+	embm_proc_end(v);
 	return 0;
 }
 
-static int embm_hotpages_show(struct seq_file *m, void *v)
+static int embm_hotpages_show(struct seq_file *m, void *p)
 {
-	const struct embm_session *se = &embm_session;
 	struct embm_hot_page *top;
 	const struct embm_stats *st;
 	unsigned int n, i, rank = 0;
-	int pass, ret;
+	struct embm_view *v;
+	int pass, err;
 
-	ret = embm_proc_lock(m);
-	if (ret <= 0)
-		return ret;
-	st = se->stats;
-	top = kvcalloc(se->config.hot_pages, sizeof(*top), GFP_KERNEL);
+	err = embm_proc_begin(m, &v);
+	if (err || !v)
+		return err;
+	st = v->stats;
+	top = kvcalloc(v->config.hot_pages, sizeof(*top), GFP_KERNEL);
 	if (!top) {
-		embm_proc_unlock();
+		embm_proc_end(v);
 		return -ENOMEM;
 	}
-	n = embm_hot_top(st->hot, top, se->config.hot_pages);
+	n = embm_hot_top(st->hot, top, v->config.hot_pages);
 	seq_puts(m, "rank pfn node tier count error study\n");
 	/* The node under study's pages first, then the others. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
 			struct page *page = pfn_to_online_page(top[i].pfn);
 			int nid = page ? page_to_nid(page) : -1;
-			bool study = nid >= 0 && nid == se->node;
+			bool study = nid >= 0 && nid == v->node;
 
 			if (study != !pass)
 				continue;
@@ -340,71 +321,13 @@ static int embm_hotpages_show(struct seq_file *m, void *v)
 		}
 	}
 	kvfree(top);
-	embm_proc_unlock();
+	embm_proc_end(v);
 	return 0;
-}
-
-/* Sessions may be started by unprivileged users in a loop: whole tables, rate-limited. */
-static DEFINE_RATELIMIT_STATE(embm_summary_rs, 5 * HZ, 10);
-
-/**
- * embm_print_summary() - the session's results as a table in the kernel log
- * @se: a session that just ended
- *
- * At most ten tables every five seconds.
- *
- * Context: process; embm_lock held.
- */
-void embm_print_summary(const struct embm_session *se)
-{
-	struct embm_stats *st = se->stats;
-	int *order, n, i;
-	u64 total;
-
-	lockdep_assert_held(&embm_lock);
-	if (!__ratelimit(&embm_summary_rs))
-		return;
-	order = kvcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
-	if (!order)
-		return;
-	mutex_lock(&st->lock);
-	total = embm_stats_share_basis(st);
-	pr_info("session %s: target %d, node %d, %llu ms, source %s, period %llu\n",
-		embm_state_name(se->state), se->target_nr, se->node,
-		embm_elapsed_ms(se), st->source->name, st->period);
-	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
-		st->samples, embm_stats_attributed(st), st->cache,
-		st->no_phys + st->bad_pfn, st->lost, st->throttled,
-		div_u64(st->kthread_ns, NSEC_PER_MSEC));
-	for (i = 0; i < st->nr_kinds; i++) {
-		u64 pm = embm_running_permille(&st->kind[i]);
-
-		if (pm < 1000)
-			pr_info("event %s ran %llu.%llu%% of its enabled time, its accesses scaled up\n",
-				st->kind[i].name, pm / 10, pm % 10);
-	}
-	pr_info("  node tier    samples   share    accesses  lat(cyc)     pages      cache\n");
-	n = embm_stats_node_order(st, se->node, order);
-	for (i = 0; i < n; i++) {
-		const struct embm_node_stats *ns = &st->node[order[i]];
-		u64 share = embm_share(embm_stats_share_part(st, ns), total);
-		char lat[24] = "-";
-
-		if (ns->lat_samples)
-			snprintf(lat, sizeof(lat), "%llu", div64_u64(ns->lat_sum, ns->lat_samples));
-		pr_info("%c %4d %-4s %10llu %3llu.%02llu%% %11llu %9s %9llu %10llu\n",
-			order[i] == se->node ? '*' : ' ', order[i],
-			embm_tier_name(st->tier[order[i]]), ns->samples,
-			share / 100, share % 100, embm_stats_node_accesses(st, ns), lat,
-			embm_stats_distinct_pages(ns), ns->cache);
-	}
-	mutex_unlock(&st->lock);
-	kvfree(order);
 }
 
 /*
  * Open: may the opener read the session of now?  Those who may end it
- * (__embm_session_permitted()) may read it; hotpages shows physical page
+ * (embm_session_may_read()) may read it; hotpages shows physical page
  * numbers, which also take CAP_SYS_ADMIN as in /proc/PID/pagemap.  With
  * no session there is nothing to hide.
  */
@@ -417,16 +340,7 @@ static int embm_proc_open(struct inode *inode, struct file *file)
 	if (show == embm_hotpages_show &&
 	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
-	err = embm_lock_interruptible(&embm_lock);
-	if (err)
-		return err;
-	gen = embm_session.gen;
-	if (embm_session.stats)
-		err = __embm_session_permitted(&embm_session);
-	/* While events exist, the LSMs may also say whether samples are read. */
-	if (!err && embm_session.sampler)
-		err = embm_sampler_perm_read(embm_session.sampler);
-	mutex_unlock(&embm_lock);
+	err = embm_session_may_read(&gen);
 	if (err)
 		return err;
 	return single_open(file, show, (void *)gen);
@@ -439,13 +353,8 @@ static const struct proc_ops embm_proc_ops = {
 	.proc_release	= single_release,
 };
 
-/**
- * embm_proc_init() - create /proc/embm
- *
- * Context: process, at boot.
- * Return: 0 or -ENOMEM.
- */
-int embm_proc_init(void)
+/* Create /proc/embm.  Process context, at boot. */
+static int __init embm_proc_init(void)
 {
 	static const struct {
 		const char *name;
@@ -474,3 +383,4 @@ int embm_proc_init(void)
 	}
 	return 0;
 }
+late_initcall(embm_proc_init);

@@ -198,3 +198,7 @@ int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost)
 		return -EINVAL;
 	}
 }
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_record_kunit.h"
+#endif

@@ -11,12 +11,16 @@
  * sample, follows CPU hotplug, keeps its own CPU use within a budget by
  * moving the periods, and notices when the target process exits.
  *
- * Contexts: embm_sampler_start/stop() run in process context under
- * embm_lock.  ksamplingd is a kernel thread; it alone touches the events
- * and buffers while it runs, and takes embm_stats.lock around each drain.
- * The CPU hotplug callbacks run in the hotplug thread and only mark CPUs
- * and wake ksamplingd, under embm_active_lock.  Lock order: embm_lock,
- * embm_stats.lock, then perf's own (cpu_hotplug_lock among them).
+ * Contexts: embm_sampler_start/stop() run in process context, serialised
+ * by the caller (the session's lock).  ksamplingd is a kernel thread; it
+ * alone touches the events and buffers while it runs, and takes the
+ * sampler's lock (its status and events) with the results' lock
+ * (embm_stats.lock) inside around each drain.  The CPU hotplug callbacks
+ * run in the hotplug thread and only mark CPUs and wake ksamplingd, under
+ * embm_active_lock.  Lock order: the session's lock, the sampler's lock,
+ * embm_stats.lock, then perf's own (cpu_hotplug_lock among them).  The
+ * sampler tells its session that the target exited through a callback,
+ * never by calling the session code.
  *
  * Events are created disabled and enabled together with everything they
  * handed down (perf_kernel_counter_enable()): a thread forked in between
@@ -78,7 +82,11 @@ struct embm_cpu {
 /**
  * struct embm_sampler - ksamplingd and what it owns
  * @thread:	 ksamplingd.
- * @gen:	 the session generation, for embm_session_exited().
+ * @lock:	 protects @status, and the events of @cpu against readers
+ *		 (embm_sampler_perm_read()); taken before the results' lock.
+ * @status:	 what the sampler says of itself; written under @lock.
+ * @exited_fn:	 told once when the target or the starter exits.
+ * @exited_data: its argument.
  * @target:	 thread-group pid of the target, NULL system-wide.
  * @cgroup:	 the cgroup of a cgroup session, NULL otherwise: its events
  *		 are CPU-wide and count only its tasks.  The session holds
@@ -96,7 +104,7 @@ struct embm_cpu {
  * @mlock:	 ring-buffer pages charged to the starter.
  * @cpus_new:	 CPUs that came online; set by the hotplug callback.
  * @cpus_gone:	 CPUs going offline; likewise.
- * @st:		 where the counts go.
+ * @st:		 the results, where the samples go (embm_stats_add()).
  * @cfg:	 the knobs of the session.
  * @scratch:	 for records that cross a page of a buffer.
  * @base_period: the load period at start: adaptation never goes below.
@@ -104,9 +112,6 @@ struct embm_cpu {
  * @running:	 set once started: the hotplug callbacks may wake ksamplingd,
  *		 and events made from then on are made by ksamplingd.
  *		 Under embm_active_lock.
- * @exited:	 ksamplingd saw the target or the starter exit.
- * @owner_gone:	 it was the starter (set before embm_session_exited()).
- * @target_gone: the target had exited too, or it was the target.
  * @exec_id:	 the target's self_exec_id at start.
  * @via_ptrace:	 the starter had no CAP_PERFMON: perf's rule was ptrace
  *		 access, which a thread that stops being dumpable withdraws.
@@ -117,7 +122,10 @@ struct embm_cpu {
  */
 struct embm_sampler {
 	struct task_struct *thread;
-	unsigned long gen;
+	struct mutex lock;	/* see above */
+	struct embm_sampler_status status;
+	embm_exit_fn exited_fn;
+	void *exited_data;
 	struct pid *target;
 	struct cgroup_subsys_state *cgroup;
 	struct pid *owner;
@@ -138,22 +146,12 @@ struct embm_sampler {
 	u64 base_period;
 	u64 base_store;
 	bool running;
-	bool exited;
-	bool owner_gone;
-	bool target_gone;
 	u32 exec_id;
 	bool via_ptrace;
 	struct embm_kind_sum closed[EMBM_MAX_EVENTS];
 	struct embm_reading *readings;
 	unsigned int nr_readings;
 	u64 read_ns;
-};
-
-/* The sources, in the order the automatic choice tries them. */
-const struct embm_source *const embm_sources[EMBM_NR_SOURCES] = {
-	[EMBM_SRC_PEBS]		= &embm_src_pebs,
-	[EMBM_SRC_IBS]		= &embm_src_ibs,
-	[EMBM_SRC_SWFAULT]	= &embm_src_swfault,
 };
 
 /*
@@ -247,12 +245,12 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	if (task && s->running) {
 		/* Never wait for an exec(): it may wait for a start, which waits for us. */
 		if (!down_read_trylock(&task->signal->exec_update_lock)) {
-			s->st->threads_skipped++;
+			s->status.threads_skipped++;
 			return 0;
 		}
 		exec_lock = &task->signal->exec_update_lock;
 		if (!embm_task_still_allowed(s, task)) {
-			s->st->threads_skipped++;
+			s->status.threads_skipped++;
 			err = 0;
 			goto out_unlock;
 		}
@@ -261,7 +259,7 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	attr.disabled = 1;
 	attr.inherit = !!task;
 	if (!desc->lead)
-		attr.sample_period = desc->store ? s->st->store_period : s->st->period;
+		attr.sample_period = desc->store ? s->status.store_period : s->status.period;
 	if (s->cgroup)
 		event = perf_event_create_kernel_cgroup(&attr, cpu, s->cgroup, leader,
 							NULL, NULL);
@@ -388,7 +386,7 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 			return err;
 		cond_resched();
 	}
-	cpumask_set_cpu(cpu, s->st->cpus);
+	cpumask_set_cpu(cpu, &s->status.cpus);
 	return 0;
 }
 
@@ -483,16 +481,16 @@ static void embm_sum_readings(struct embm_reading *r, unsigned int n,
 	}
 }
 
-/* Put @sums into the statistics.  Caller holds st->lock. */
+/* Put @sums into the status.  Caller holds s->lock. */
 static void __embm_publish_kinds(struct embm_sampler *s,
 				 const struct embm_kind_sum *sums)
 {
 	int d;
 
 	for (d = 0; d < s->nr_descs; d++) {
-		s->st->kind[d].count = sums[d].count;
-		s->st->kind[d].enabled = sums[d].enabled;
-		s->st->kind[d].running = sums[d].running;
+		s->status.kind[d].count = sums[d].count;
+		s->status.kind[d].enabled = sums[d].enabled;
+		s->status.kind[d].running = sums[d].running;
 	}
 }
 
@@ -503,7 +501,7 @@ static void __embm_publish_kinds(struct embm_sampler *s,
  * kept and grows with the events; without memory for it, the last figures
  * stay.  The CPU time this takes is kept apart from the budget the
  * adaptive period watches.  Context: ksamplingd, or the stop with
- * ksamplingd gone; caller holds st->lock if @locked.
+ * ksamplingd gone; caller holds s->lock if @locked.
  */
 static void embm_read_kinds(struct embm_sampler *s, bool locked)
 {
@@ -531,10 +529,10 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
 	embm_sum_readings(s->readings, n, sums);
 	s->read_ns += current->se.sum_exec_runtime - t0;
 	if (!locked)
-		mutex_lock(&s->st->lock);
+		mutex_lock(&s->lock);
 	__embm_publish_kinds(s, sums);
 	if (!locked)
-		mutex_unlock(&s->st->lock);
+		mutex_unlock(&s->lock);
 }
 
 /*
@@ -542,7 +540,7 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
  * counts unless @counted (embm_read_kinds() just read them for good), then
  * read what they wrote last, releasing included (a large-PEBS flush, say),
  * and free the buffer.  Members go before their leaders.  Caller holds
- * st->lock.
+ * s->lock.
  */
 static void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 {
@@ -572,7 +570,7 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 	if (c->rb) {
 		embm_drain_cpu(s, cpu);
 		/* Dropped after the last record: no PERF_RECORD_LOST says so. */
-		s->st->lost += perf_kernel_rb_lost(c->rb);
+		s->status.lost += perf_kernel_rb_lost(c->rb);
 	}
 	for (i = 0; i < c->nr_events; i++)
 		xa_erase(&s->ids, c->evs[i].id);
@@ -593,7 +591,7 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 {
 	struct embm_sampler *s = arg;
-	struct embm_stats *st = s->st;
+	struct embm_sampler_status *ss = &s->status;
 	const struct embm_event_desc *d;
 	struct embm_sample sample;
 	enum embm_op op;
@@ -604,48 +602,53 @@ static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 	case PERF_RECORD_SAMPLE:
 		entry = xa_load(&s->ids, embm_record_id(hdr));
 		if (!entry) {
-			st->bad_records++;
+			ss->bad_records++;
 			return;
 		}
 		d = &s->descs[xa_to_value(entry)];
 		if (d->lead || embm_parse_sample(hdr, d->attr.sample_type, &sample)) {
-			st->bad_records++;
+			ss->bad_records++;
 			return;
 		}
 		op = d->op;
 		if (op == EMBM_OP_ANY && s->src->op_of)
 			op = s->src->op_of(&sample);
-		st->kind[d - s->descs].samples++;
-		__embm_stats_add(st, &sample, d - s->descs, op, d->latency_only);
+		ss->kind[d - s->descs].samples++;
+		embm_stats_add(s->st, &sample, d - s->descs, op, d->latency_only);
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
 		if (embm_parse_lost(hdr, &n))
-			st->bad_records++;
+			ss->bad_records++;
 		else
-			st->lost += n;
+			ss->lost += n;
 		break;
 	case PERF_RECORD_THROTTLE:
-		st->throttled++;
+		ss->throttled++;
 		break;
 	case PERF_RECORD_UNTHROTTLE:
-		st->unthrottled++;
+		ss->unthrottled++;
 		break;
 	default:
-		st->other++;
+		ss->other++;
 		break;
 	}
 }
 
-/* Caller holds st->lock. */
+/*
+ * Read what @cpu's buffer holds into the results, under their lock.
+ * Caller holds s->lock (the status).
+ */
 static void embm_drain_cpu(struct embm_sampler *s, int cpu)
 {
 	long ret;
 
+	mutex_lock(&s->st->lock);
 	ret = perf_kernel_rb_read(s->cpu[cpu].rb, embm_drain_record, s,
 				  s->scratch, EMBM_SCRATCH);
+	mutex_unlock(&s->st->lock);
 	if (ret < 0)
-		s->st->bad_records++;
+		s->status.bad_records++;
 }
 
 static void embm_drain_all(struct embm_sampler *s)
@@ -655,21 +658,21 @@ static void embm_drain_all(struct embm_sampler *s)
 	for_each_possible_cpu(cpu) {
 		if (!s->cpu[cpu].rb)
 			continue;
-		mutex_lock(&s->st->lock);
+		mutex_lock(&s->lock);
 		embm_drain_cpu(s, cpu);
-		s->st->kthread_ns = s->thread->se.sum_exec_runtime;
-		mutex_unlock(&s->st->lock);
+		s->status.kthread_ns = s->thread->se.sum_exec_runtime;
+		mutex_unlock(&s->lock);
 		cond_resched();
 	}
 }
 
 /* ---- ksamplingd ---------------------------------------------------------- */
 
-/* Caller holds st->lock. */
+/* Caller holds s->lock. */
 static void embm_count_events(struct embm_sampler *s)
 {
-	s->st->nr_events = s->nr_events;
-	s->st->ring_pages_locked = s->mlock.user_pages + s->mlock.pinned_pages;
+	s->status.nr_events = s->nr_events;
+	s->status.ring_pages_locked = s->mlock.user_pages + s->mlock.pinned_pages;
 }
 
 static int embm_rescan_tasks(struct embm_sampler *s);
@@ -678,7 +681,7 @@ static int embm_rescan_tasks(struct embm_sampler *s);
  * Follow CPUs that went away (system-wide sessions close their events) or
  * came online without events (both kinds open them).  A CPU that cannot
  * get its events (max_events, the mlock limit, memory) is counted in
- * st->cpus_skipped.
+ * the status's cpus_skipped.
  */
 static void ksamplingd_hotplug(struct embm_sampler *s)
 {
@@ -689,10 +692,10 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 		/* A process's events stay valid: they run where it runs. */
 		if (s->target || !s->cpu[cpu].rb)
 			continue;
-		mutex_lock(&s->st->lock);
+		mutex_lock(&s->lock);
 		embm_close_cpu(s, cpu, false);
 		embm_count_events(s);
-		mutex_unlock(&s->st->lock);
+		mutex_unlock(&s->lock);
 	}
 	for_each_cpu(cpu, s->cpus_new) {
 		cpumask_clear_cpu(cpu, s->cpus_new);
@@ -703,19 +706,19 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 		 * the other CPUs, none on this one: list them again first.
 		 */
 		err = s->target ? embm_rescan_tasks(s) : 0;
-		mutex_lock(&s->st->lock);
+		mutex_lock(&s->lock);
 		if (!err)
 			err = embm_open_cpu(s, cpu, 0);
 		if (err) {
 			embm_close_cpu(s, cpu, false);
 			/* Offline again, or over max_events, mlock or memory. */
 			if (err != -ENODEV)
-				s->st->cpus_skipped++;
+				s->status.cpus_skipped++;
 		} else {
 			embm_enable_cpu(s, cpu, 0);
 		}
 		embm_count_events(s);
-		mutex_unlock(&s->st->lock);
+		mutex_unlock(&s->lock);
 	}
 }
 
@@ -737,15 +740,15 @@ static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
  * @store:  store period
  *
  * All or nothing: when perf refuses one event's period, the events changed
- * before it get the current periods back and st->period stays as it is, so
+ * before it get the current periods back and the status's period stays as it is, so
  * that what status reports is what the events use.
  *
- * Context: ksamplingd (or the starter before it runs); takes st->lock.
+ * Context: ksamplingd (or the starter before it runs); takes s->lock.
  * Return: 0 or perf_event_period()'s error.
  */
 static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
 {
-	u64 old = s->st->period, old_store = s->st->store_period;
+	u64 old = s->status.period, old_store = s->status.store_period;
 	int cpu, err = 0, bad_cpu = -1;
 	unsigned int i, bad = 0;
 
@@ -765,11 +768,11 @@ static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
 			}
 		}
 	}
-	mutex_lock(&s->st->lock);
-	s->st->period = period;
-	s->st->store_period = store;
-	s->st->period_changes++;
-	mutex_unlock(&s->st->lock);
+	mutex_lock(&s->lock);
+	s->status.period = period;
+	s->status.store_period = store;
+	s->status.period_changes++;
+	mutex_unlock(&s->lock);
 	return 0;
 
 out_undo:
@@ -786,9 +789,9 @@ out_undo:
 		}
 	}
 out_count:
-	mutex_lock(&s->st->lock);
-	s->st->period_errors++;
-	mutex_unlock(&s->st->lock);
+	mutex_lock(&s->lock);
+	s->status.period_errors++;
+	mutex_unlock(&s->lock);
 	return err;
 }
 
@@ -801,7 +804,7 @@ out_count:
 static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run)
 {
 	u64 now = ktime_get_ns(), run = current->se.sum_exec_runtime - s->read_ns;
-	u64 period = s->st->period, store = s->st->store_period, used;
+	u64 period = s->status.period, store = s->status.store_period, used;
 
 	if (!s->cfg.cpu_budget || now - *last_ns < EMBM_ADAPT_MS * NSEC_PER_MSEC)
 		return;
@@ -836,6 +839,7 @@ static int ksamplingd(void *data)
 {
 	struct embm_sampler *s = data;
 	u64 last_ns = ktime_get_ns(), last_run = 0, last_read = last_ns;
+	bool target_gone, owner_gone;
 
 	while (!kthread_should_stop()) {
 		embm_drain_all(s);
@@ -845,13 +849,13 @@ static int ksamplingd(void *data)
 			embm_read_kinds(s, false);
 			last_read = ktime_get_ns();
 		}
-		s->target_gone = ksamplingd_gone(s->target);
-		s->owner_gone = ksamplingd_gone(s->owner);
-		if (s->target_gone || s->owner_gone) {
+		target_gone = ksamplingd_gone(s->target);
+		owner_gone = ksamplingd_gone(s->owner);
+		if (target_gone || owner_gone) {
 			/* Drain what the last threads wrote, then let the core end it. */
 			embm_drain_all(s);
-			s->exited = true;
-			embm_session_exited(s->gen);
+			s->exited_fn(s->exited_data, !owner_gone ? EMBM_EXIT_TARGET :
+				     target_gone ? EMBM_EXIT_BOTH : EMBM_EXIT_STARTER);
 			break;
 		}
 		schedule_timeout_interruptible(msecs_to_jiffies(EMBM_DRAIN_MS));
@@ -1094,9 +1098,9 @@ static int embm_follow_new_tasks(struct embm_sampler *s)
 	}
 	pr_warn("gave up following new threads of %d after %d rounds\n",
 		pid_vnr(s->target), EMBM_SCAN_ROUNDS);
-	mutex_lock(&s->st->lock);
-	s->st->scan_gave_up++;
-	mutex_unlock(&s->st->lock);
+	mutex_lock(&s->lock);
+	s->status.scan_gave_up++;
+	mutex_unlock(&s->lock);
 	return 0;
 }
 
@@ -1149,13 +1153,13 @@ static void embm_close_all(struct embm_sampler *s)
 {
 	int cpu;
 
-	mutex_lock(&s->st->lock);
+	mutex_lock(&s->lock);
 	/* The final counts, read while every thread's events still exist. */
 	embm_read_kinds(s, true);
 	for_each_possible_cpu(cpu)
 		embm_close_cpu(s, cpu, true);
 	embm_count_events(s);
-	mutex_unlock(&s->st->lock);
+	mutex_unlock(&s->lock);
 }
 
 /*
@@ -1170,8 +1174,8 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	s->src = src;
 	s->nr_descs = 0;
 	memset(s->closed, 0, sizeof(s->closed));
-	memset(s->st->kind, 0, sizeof(s->st->kind));
-	s->st->nr_kinds = 0;
+	memset(s->status.kind, 0, sizeof(s->status.kind));
+	s->status.nr_kinds = 0;
 	err = src->setup(&s->cfg, s->descs, why);
 	if (err < 0)
 		return err;
@@ -1192,36 +1196,35 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 			*why = "its attributes need checks embm does not make";
 			return -EINVAL;
 		}
-		s->st->kind[d].name = s->descs[d].name;
-		s->st->kind[d].lead = s->descs[d].lead;
+		s->status.kind[d].name = s->descs[d].name;
+		s->status.kind[d].lead = s->descs[d].lead;
 	}
-	s->st->nr_kinds = s->nr_descs;
-	s->st->share_mem = src->share_mem;
-	s->st->period = embm_align_period(s, s->cfg.period ?: src->period);
-	s->st->store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
-	s->base_period = s->st->period;
-	s->base_store = s->st->store_period;
+	s->status.nr_kinds = s->nr_descs;
+	s->status.period = embm_align_period(s, s->cfg.period ?: src->period);
+	s->status.store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
+	s->base_period = s->status.period;
+	s->base_store = s->status.store_period;
 
 	for_each_online_cpu(cpu) {
 		err = embm_open_cpu(s, cpu, 0);
 		if (err == -ENODEV) {
 			/* It went offline meanwhile: ksamplingd follows it. */
-			mutex_lock(&s->st->lock);
+			mutex_lock(&s->lock);
 			embm_close_cpu(s, cpu, false);
-			mutex_unlock(&s->st->lock);
+			mutex_unlock(&s->lock);
 			err = 0;
 		}
 		if (err)
 			break;
 	}
 	if (!err) {
-		mutex_lock(&s->st->lock);
+		mutex_lock(&s->lock);
 		embm_count_events(s);
-		mutex_unlock(&s->st->lock);
+		mutex_unlock(&s->lock);
 		return 0;
 	}
 	embm_close_all(s);
-	cpumask_clear(s->st->cpus);
+	cpumask_clear(&s->status.cpus);
 	switch (err) {
 	case -ENOENT:
 	case -ENODEV:
@@ -1246,8 +1249,8 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 
 static int embm_choose_source(struct embm_sampler *s)
 {
-	char *why = s->st->why;
-	size_t room = sizeof(s->st->why);
+	char *why = s->status.why;
+	size_t room = sizeof(s->status.why);
 	const char *reason;
 	int i, err = -EOPNOTSUPP, len = 0;
 
@@ -1277,6 +1280,7 @@ static void embm_sampler_free(struct embm_sampler *s)
 	kvfree(s->readings);
 	kfree(s->cpu);
 	xa_destroy(&s->ids);
+	mutex_destroy(&s->lock);
 	kfree(s);
 }
 
@@ -1289,39 +1293,46 @@ static void embm_sampler_free(struct embm_sampler *s)
  *	    reference likewise
  * @owner:  thread-group pid of the starter, likewise; the session ends
  *	    when it exits
- * @gen:    the session generation, passed back on target or owner exit
  * @cfg:    the knobs
- * @st:     where the results go; the caller frees it after stopping
+ * @st:     where the results go; the caller keeps it until after the stop
+ * @status: on failure, the sampler's status, with why no source works in
+ *	    ->why
+ * @exited: called once, by ksamplingd, when the target or the starter
+ *	    exits; see embm_exit_fn
+ * @data:   its argument
  *
  * The ring buffers are charged to current, the starter (embm_mlock_charge()).
+ * The caller serialises starts and stops.
  *
- * Context: process; embm_lock held.
+ * Context: process.
  * Return: the sampler; ERR_PTR(-EOPNOTSUPP) when no source (or not the
- * forced one) works here, with the reasons in st->why; ERR_PTR(-EINVAL)
- * for a knob the forced source refuses; ERR_PTR(-E2BIG) past max_events;
- * ERR_PTR(-EPERM) past the starter's mlock limit; ERR_PTR(-EACCES) (or an
- * LSM's errno) if perf would refuse one of the target's threads, or the
- * reading of samples; ERR_PTR(-ESRCH) if the target went away;
- * ERR_PTR(-EAGAIN) if its threads could not be listed; ERR_PTR(-EINTR) if
- * the starter was killed meanwhile; ERR_PTR(-ENOMEM).
+ * forced one) works here; ERR_PTR(-EINVAL) for a knob the forced source
+ * refuses; ERR_PTR(-E2BIG) past max_events; ERR_PTR(-EPERM) past the
+ * starter's mlock limit; ERR_PTR(-EACCES) (or an LSM's errno) if perf
+ * would refuse one of the target's threads, or the reading of samples;
+ * ERR_PTR(-ESRCH) if the target went away; ERR_PTR(-EAGAIN) if its
+ * threads could not be listed; ERR_PTR(-EINTR) if the starter was killed
+ * meanwhile; ERR_PTR(-ENOMEM).
  */
 struct embm_sampler *embm_sampler_start(struct pid *target,
 					struct cgroup_subsys_state *cgroup,
 					struct pid *owner,
-					unsigned long gen, const struct embm_config *cfg,
-					struct embm_stats *st)
+					const struct embm_config *cfg,
+					struct embm_stats *st,
+					struct embm_sampler_status *status,
+					embm_exit_fn exited, void *data)
 {
 	struct embm_sampler *s;
 	int cpu, err;
 
-	lockdep_assert_held(&embm_lock);
-
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
+	mutex_init(&s->lock);
 	xa_init(&s->ids);
 	embm_mlock_init(&s->mlock);
-	s->gen = gen;
+	s->exited_fn = exited;
+	s->exited_data = data;
 	s->target = target;
 	s->cgroup = cgroup;
 	s->owner = owner;
@@ -1353,7 +1364,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	err = embm_choose_source(s);
 	if (err)
 		goto out_unpublish;
-	st->source = s->src;
+	s->status.source = s->src;
 	for_each_possible_cpu(cpu)
 		embm_enable_cpu(s, cpu, 0);
 	if (s->target) {
@@ -1361,9 +1372,9 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 		if (err)
 			goto out_close;
 	}
-	mutex_lock(&st->lock);
+	mutex_lock(&s->lock);
 	embm_count_events(s);
-	mutex_unlock(&st->lock);
+	mutex_unlock(&s->lock);
 
 	spin_lock(&embm_active_lock);
 	s->running = true;
@@ -1382,52 +1393,51 @@ out_unpublish:
 out_put_tasks:
 	embm_put_tasks(s);
 out_free:
+	*status = s->status;
 	embm_sampler_free(s);
 	return ERR_PTR(err);
 }
 
 /**
- * embm_sampler_stop() - stop ksamplingd, drain and release everything
- * @s: from embm_sampler_start(); freed
+ * embm_sampler_read_status() - a copy of the sampler's status
+ * @s:	    a running sampler
+ * @status: filled in
  *
- * Context: process; embm_lock held.
+ * Context: process; takes the sampler's lock, which ksamplingd holds
+ * while it drains a buffer or follows a CPU.  The caller keeps @s from
+ * being stopped meanwhile.
  */
-void embm_sampler_stop(struct embm_sampler *s)
+void embm_sampler_read_status(struct embm_sampler *s,
+			      struct embm_sampler_status *status)
 {
-	lockdep_assert_held(&embm_lock);
+	mutex_lock(&s->lock);
+	*status = s->status;
+	mutex_unlock(&s->lock);
+}
 
+/**
+ * embm_sampler_stop() - stop ksamplingd, drain and release everything
+ * @s:	    from embm_sampler_start(); freed
+ * @status: filled in with the final status
+ *
+ * Context: process; the caller serialises starts and stops.
+ */
+void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *status)
+{
 	spin_lock(&embm_active_lock);
 	embm_active = NULL;
 	spin_unlock(&embm_active_lock);
 
 	kthread_stop(s->thread);
-	mutex_lock(&s->st->lock);
-	s->st->kthread_ns = s->thread->se.sum_exec_runtime;
-	mutex_unlock(&s->st->lock);
+	mutex_lock(&s->lock);
+	s->status.kthread_ns = s->thread->se.sum_exec_runtime;
+	mutex_unlock(&s->lock);
 	put_task_struct(s->thread);
 
 	embm_close_all(s);
 	embm_put_tasks(s);
+	*status = s->status;
 	embm_sampler_free(s);
-}
-
-/**
- * embm_sampler_exit_reason() - who exited, when ksamplingd ended a session
- * @s:		   the sampler, after embm_session_exited()
- * @target_exited: set to whether the target exited
- *
- * ksamplingd sets both before it calls embm_session_exited(), and writes
- * nothing after; the work item that reads them runs after it was queued.
- *
- * Context: process; embm_lock held.
- * Return: true if the starter exited.
- */
-bool embm_sampler_exit_reason(const struct embm_sampler *s, bool *target_exited)
-{
-	lockdep_assert_held(&embm_lock);
-
-	*target_exited = s->target_gone;
-	return s->owner_gone;
 }
 
 /**
@@ -1437,33 +1447,27 @@ bool embm_sampler_exit_reason(const struct embm_sampler *s, bool *target_exited)
  * The LSM check perf_mmap() and read() make on an event
  * (security_perf_event_read()), asked on one of the session's events.
  *
- * Context: process; embm_lock held; takes st->lock.
+ * Context: process; takes the sampler's lock.  The caller keeps @s from
+ * being stopped meanwhile.
  * Return: 0 or the LSM's errno.
  */
 int embm_sampler_perm_read(struct embm_sampler *s)
 {
 	int cpu, err = 0;
 
-	lockdep_assert_held(&embm_lock);
-
-	mutex_lock(&s->st->lock);
+	mutex_lock(&s->lock);
 	for_each_possible_cpu(cpu) {
 		if (s->cpu[cpu].nr_events) {
 			err = security_perf_event_read(s->cpu[cpu].evs[0].event);
 			break;
 		}
 	}
-	mutex_unlock(&s->st->lock);
+	mutex_unlock(&s->lock);
 	return err;
 }
 
-/**
- * embm_sampler_init() - follow CPU hotplug
- *
- * Context: process, at boot.
- * Return: 0 or a negative errno.
- */
-int embm_sampler_init(void)
+/* Follow CPU hotplug.  Process context, at boot. */
+static int __init embm_sampler_init(void)
 {
 	int ret;
 
@@ -1471,6 +1475,7 @@ int embm_sampler_init(void)
 					embm_cpu_online, embm_cpu_offline);
 	return ret < 0 ? ret : 0;
 }
+late_initcall(embm_sampler_init);
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
 #include "embm_sampler_kunit.h"

@@ -41,12 +41,11 @@ static void embm_set_periods_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s->cpu);
-	s->st = embm_stats_alloc(8);
-	KUNIT_ASSERT_NOT_NULL(test, s->st);
+	mutex_init(&s->lock);
 	xa_init(&s->ids);
 	s->nr_descs = 1;
-	s->st->period = 1;
-	s->st->store_period = 1;
+	s->status.period = 1;
+	s->status.store_period = 1;
 
 	c = &s->cpu[cpu];
 	c->evs = kunit_kcalloc(test, 3, sizeof(*c->evs), GFP_KERNEL);
@@ -62,9 +61,9 @@ static void embm_set_periods_test(struct kunit *test)
 	}
 
 	KUNIT_EXPECT_EQ(test, -EINVAL, embm_set_periods(s, 8, 8));
-	KUNIT_EXPECT_EQ(test, 1ULL, s->st->period);
-	KUNIT_EXPECT_EQ(test, 1ULL, s->st->period_errors);
-	KUNIT_EXPECT_EQ(test, 0ULL, s->st->period_changes);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period_errors);
+	KUNIT_EXPECT_EQ(test, 0ULL, s->status.period_changes);
 	KUNIT_EXPECT_EQ(test, 1ULL, c->evs[0].event->attr.sample_period);
 	KUNIT_EXPECT_EQ(test, 1ULL, c->evs[2].event->attr.sample_period);
 
@@ -73,14 +72,14 @@ static void embm_set_periods_test(struct kunit *test)
 	c->evs[1] = c->evs[2];
 	c->nr_events = 2;
 	KUNIT_EXPECT_EQ(test, 0, embm_set_periods(s, 8, 8));
-	KUNIT_EXPECT_EQ(test, 8ULL, s->st->period);
+	KUNIT_EXPECT_EQ(test, 8ULL, s->status.period);
 	KUNIT_EXPECT_EQ(test, 8ULL, c->evs[0].event->attr.sample_period);
 	KUNIT_EXPECT_EQ(test, 8ULL, c->evs[1].event->attr.sample_period);
 
 	for (i = 0; i < c->nr_events; i++)
 		perf_event_release_kernel(c->evs[i].event);
 	xa_destroy(&s->ids);
-	embm_stats_free(s->st);
+	mutex_destroy(&s->lock);
 }
 
 /*

@@ -35,7 +35,7 @@
  *
  * Return: the ops mem_op names; EMBM_OP_ANY if none.
  */
-enum embm_op embm_op_from_data_src(u64 data_src)
+static enum embm_op embm_op_from_data_src(u64 data_src)
 {
 	union perf_mem_data_src d = { .val = data_src };
 	enum embm_op op = EMBM_OP_ANY;
@@ -63,7 +63,7 @@ enum embm_op embm_op_from_data_src(u64 data_src)
  * Return: from IbsOpData3 when the raw data holds it, else from the data
  * source.
  */
-enum embm_op embm_ibs_op_of(const struct embm_sample *s)
+static enum embm_op embm_ibs_op_of(const struct embm_sample *s)
 {
 	union ibs_op_data3 d3;
 	size_t off = EMBM_IBS_RAW_REG(MSR_AMD64_IBSOPDATA3);
@@ -88,7 +88,7 @@ enum embm_op embm_ibs_op_of(const struct embm_sample *s)
  *
  * Return: 1, or -EOPNOTSUPP without IBS, -EINVAL for a period below 16.
  */
-int embm_ibs_setup_caps(bool has_ibs, const struct embm_config *cfg,
+static int embm_ibs_setup_caps(bool has_ibs, const struct embm_config *cfg,
 			struct embm_event_desc *descs, const char **why)
 {
 	if (!has_ibs) {
@@ -131,3 +131,7 @@ const struct embm_source embm_src_ibs = {
 		"samples: every period-th op, kernel mode and cache hits included; share: of ops served by memory; accesses: ops not served by a cache; latency: loads served by DRAM, PMEM or CXL",
 	.share_mem	= true,
 };
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_src_ibs_kunit.h"
+#endif

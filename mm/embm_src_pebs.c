@@ -101,7 +101,7 @@ static struct embm_event_desc embm_pebs_desc(const char *name, u64 config,
  * not in the table, or refused by it; -EINVAL for an ldlat the model does
  * not take.
  */
-int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *cfg,
+static int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *cfg,
 			struct embm_event_desc *descs, const char **why)
 {
 	const struct embm_pebs_model *m = NULL;
@@ -175,3 +175,7 @@ const struct embm_source embm_src_pebs = {
 	.semantics	=
 		"loads: retired loads that missed L3 (memory, CXL or a remote cache); stores: every retired store, cache hits included; share and accesses: of both; latency: load-latency samples served by DRAM, PMEM or CXL",
 };
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_src_pebs_kunit.h"
+#endif

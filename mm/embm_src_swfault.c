@@ -51,3 +51,7 @@ const struct embm_source embm_src_swfault = {
 	.semantics	=
 		"samples: completed page faults (first touches, copy-on-write, NUMA hinting), not loads or stores; no latency",
 };
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_src_swfault_kunit.h"
+#endif

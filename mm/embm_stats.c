@@ -4,7 +4,9 @@
  *
  * A sample's physical address gives its pfn, the pfn its node, the node a
  * tier decided at session start (or when memory comes to a node that had
- * none).  Updates run in ksamplingd with embm_stats.lock held; nothing here
+ * none).  This file alone writes struct embm_stats: updates run in
+ * ksamplingd with embm_stats.lock held; readers take the lock too, and
+ * hold a reference (embm_stats_get()) while they format.  Nothing here
  * runs in NMI or atomic context.
  */
 
@@ -22,6 +24,21 @@
 #include <linux/slab.h>
 
 #include "embm.h"
+
+/*
+ * Bit of a pfn in a node's distinct-page bitmap.  Linear counting assumes
+ * random collisions: a multiplicative hash spreads runs of pfns too evenly
+ * and the estimate then runs high, so mix like murmur3's finaliser.
+ */
+static unsigned int embm_page_bit(u64 pfn)
+{
+	pfn ^= pfn >> 33;
+	pfn *= 0xff51afd7ed558ccdULL;
+	pfn ^= pfn >> 33;
+	pfn *= 0xc4ceb9fe1a85ec53ULL;
+	pfn ^= pfn >> 33;
+	return pfn >> (64 - EMBM_PAGES_BITS);
+}
 
 static const char *const embm_tier_names[EMBM_NR_TIERS] = {
 	[EMBM_TIER_DRAM] = "dram",
@@ -48,7 +65,7 @@ const char *embm_tier_name(enum embm_tier tier)
  *
  * Return: the node's tier.
  */
-enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window)
+static enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window)
 {
 	if (in_cxl_window)
 		return EMBM_TIER_CXL;
@@ -128,19 +145,15 @@ static void __embm_stats_add_node(struct embm_stats *st, int nid)
 		ns->pages = embm_pages_alloc();
 }
 
-/**
- * __embm_stats_alloc() - zeroed statistics for @nr_nodes nodes
- * @nr_nodes:  how many node ids the tables cover
- * @hot_pages: how many hot pages to keep
- *
- * The per-node tables grow with the square of @nr_nodes (8 MiB of matrix
- * for 1024 nodes): they are allocated with kvcalloc().  Page bitmaps are
- * made for the nodes that have memory now.
- *
- * Context: process; may sleep.
- * Return: the statistics or NULL.
+static void embm_stats_free(struct embm_stats *st);
+
+/*
+ * Zeroed statistics for @nr_nodes nodes, or NULL.  The per-node tables
+ * grow with the square of @nr_nodes (8 MiB of matrix for 1024 nodes):
+ * they are allocated with kvcalloc().  Page bitmaps are made for the nodes
+ * that have memory now.  Process context.
  */
-struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_pages)
+static struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_pages)
 {
 	struct embm_stats *st;
 	int nid;
@@ -148,6 +161,7 @@ struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_pages)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return NULL;
+	kref_init(&st->ref);
 	mutex_init(&st->lock);
 	st->nr_nodes = nr_nodes;
 	st->tier = kvcalloc(nr_nodes, sizeof(*st->tier), GFP_KERNEL);
@@ -155,8 +169,7 @@ struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_pages)
 	st->node = kvcalloc(nr_nodes, sizeof(*st->node), GFP_KERNEL);
 	st->matrix = kvcalloc(array_size(nr_nodes, nr_nodes), sizeof(*st->matrix), GFP_KERNEL);
 	st->hot = embm_hot_alloc(hot_pages);
-	if (!st->tier || !st->cpu_node || !st->node || !st->matrix || !st->hot ||
-	    !zalloc_cpumask_var(&st->cpus, GFP_KERNEL))
+	if (!st->tier || !st->cpu_node || !st->node || !st->matrix || !st->hot)
 		goto out_free;
 	for_each_node_state(nid, N_MEMORY) {
 		if (nid >= nr_nodes)
@@ -177,18 +190,15 @@ out_free:
  * @hot_pages: how many hot pages to keep
  *
  * Context: process; may sleep.
- * Return: the statistics or NULL.
+ * Return: the statistics, with one reference for embm_stats_put(), or NULL.
  */
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages)
 {
 	return __embm_stats_alloc(nr_node_ids, hot_pages);
 }
 
-/**
- * embm_stats_free() - free statistics from embm_stats_alloc()
- * @st: the statistics, or NULL
- */
-void embm_stats_free(struct embm_stats *st)
+/* Free statistics from __embm_stats_alloc(), or NULL. */
+static void embm_stats_free(struct embm_stats *st)
 {
 	int nid;
 
@@ -198,7 +208,6 @@ void embm_stats_free(struct embm_stats *st)
 		for (nid = 0; nid < st->nr_nodes; nid++)
 			kvfree(st->node[nid].pages);
 	}
-	free_cpumask_var(st->cpus);
 	embm_hot_free(st->hot);
 	kvfree(st->matrix);
 	kvfree(st->node);
@@ -206,6 +215,34 @@ void embm_stats_free(struct embm_stats *st)
 	kvfree(st->tier);
 	mutex_destroy(&st->lock);
 	kfree(st);
+}
+
+static void embm_stats_release(struct kref *ref)
+{
+	embm_stats_free(container_of(ref, struct embm_stats, ref));
+}
+
+/**
+ * embm_stats_get() - take a reference to the statistics
+ * @st: the statistics, with a reference held by the caller
+ *
+ * Context: any.
+ */
+void embm_stats_get(struct embm_stats *st)
+{
+	kref_get(&st->ref);
+}
+
+/**
+ * embm_stats_put() - drop a reference; the last one frees the statistics
+ * @st: the statistics, or NULL
+ *
+ * Context: process; may sleep.
+ */
+void embm_stats_put(struct embm_stats *st)
+{
+	if (st)
+		kref_put(&st->ref, embm_stats_release);
 }
 
 /**
@@ -226,8 +263,8 @@ u64 embm_stats_attributed(const struct embm_stats *st)
 
 /**
  * embm_stats_share_part() - a node's samples that count for its share
- * @st: the statistics; caller holds st->lock
- * @ns: one of its nodes
+ * @ns:	       a node of the statistics; caller holds their lock
+ * @share_mem: the source's share_mem
  *
  * For a source whose every sample has a data source (IBS, which samples
  * every op), the samples served by memory; for the others, the samples not
@@ -235,32 +272,33 @@ u64 embm_stats_attributed(const struct embm_stats *st)
  *
  * Return: the count.
  */
-u64 embm_stats_share_part(const struct embm_stats *st,
-			  const struct embm_node_stats *ns)
+u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem)
 {
-	return st->share_mem ? ns->mem : ns->samples - ns->cache;
+	return share_mem ? ns->mem : ns->samples - ns->cache;
 }
 
 /**
  * embm_stats_share_basis() - samples the node shares are computed over
- * @st: the statistics; caller holds st->lock
+ * @st:	       the statistics; caller holds st->lock
+ * @share_mem: the source's share_mem
  *
  * Return: the sum over the nodes of embm_stats_share_part().
  */
-u64 embm_stats_share_basis(const struct embm_stats *st)
+u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem)
 {
 	u64 sum = 0;
 	int nid;
 
 	for (nid = 0; nid < st->nr_nodes; nid++)
-		sum += embm_stats_share_part(st, &st->node[nid]);
+		sum += embm_stats_share_part(&st->node[nid], share_mem);
 	return sum;
 }
 
 /**
  * embm_stats_node_accesses() - a node's estimated accesses
- * @st: the statistics; caller holds st->lock
- * @ns: one of its nodes
+ * @ns:	      a node of the statistics; caller holds their lock
+ * @kinds:    what perf says of each kind of event (the sampler's status)
+ * @nr_kinds: how many
  *
  * Each kind of event's share, sum of periods, scaled by that kind's
  * time_enabled / time_running as perf stat scales a multiplexed count: a
@@ -269,14 +307,14 @@ u64 embm_stats_share_basis(const struct embm_stats *st)
  *
  * Return: the estimate.
  */
-u64 embm_stats_node_accesses(const struct embm_stats *st,
-			     const struct embm_node_stats *ns)
+u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
+			     const struct embm_kind_stats *kinds, int nr_kinds)
 {
 	u64 sum = 0;
 	int k;
 
-	for (k = 0; k < EMBM_MAX_EVENTS; k++) {
-		const struct embm_kind_stats *ks = &st->kind[k];
+	for (k = 0; k < min(nr_kinds, EMBM_MAX_EVENTS); k++) {
+		const struct embm_kind_stats *ks = &kinds[k];
 		u64 acc = ns->kind_accesses[k];
 
 		if (acc && ks->running && ks->running < ks->enabled)
@@ -316,13 +354,13 @@ int embm_stats_node_order(const struct embm_stats *st, int study, int *order)
  *
  * Return: ilog2(@cycles), at most EMBM_LAT_BUCKETS - 1.
  */
-unsigned int embm_lat_bucket(u64 cycles)
+static unsigned int embm_lat_bucket(u64 cycles)
 {
 	return cycles ? min_t(unsigned int, ilog2(cycles), EMBM_LAT_BUCKETS - 1) : 0;
 }
 
 /**
- * __embm_stats_add() - count one sample
+ * embm_stats_add() - count one sample
  * @st:	  the statistics; caller holds st->lock
  * @s:	  the sample
  * @kind: index of the event kind that took it, < EMBM_MAX_EVENTS
@@ -337,8 +375,8 @@ unsigned int embm_lat_bucket(u64 cycles)
  * Context: ksamplingd (process), st->lock held; may sleep, the first time
  * a node that had no memory at start gets a sample.
  */
-void __embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
-		      int kind, enum embm_op op, bool latency_only)
+void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
+		    int kind, enum embm_op op, bool latency_only)
 {
 	enum embm_served served = embm_served_by(s->data_src);
 	struct embm_node_stats *ns;
@@ -450,3 +488,7 @@ u64 embm_stats_distinct_pages(const struct embm_node_stats *ns)
 	ln_q32 = mul_u64_u64_shr(embm_log2_q32(m) - embm_log2_q32(z), EMBM_LN2_Q32, 32);
 	return ((u64)m * ln_q32 + (1ULL << 31)) >> 32;
 }
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_stats_kunit.h"
+#endif

@@ -18,9 +18,9 @@
 #include "embm.h"
 
 /* Protects embm_knobs against concurrent writers and session start. */
-DEFINE_MUTEX(embm_knobs_lock);
+static DEFINE_MUTEX(embm_knobs_lock);
 
-struct embm_config embm_knobs = {
+static struct embm_config embm_knobs = {
 	.source		= EMBM_SRC_AUTO,
 	.period		= 0,
 	.store_period	= 0,
@@ -145,12 +145,20 @@ static const struct attribute_group embm_attr_group = {
 };
 
 /**
- * embm_sysfs_init() - create /sys/kernel/mm/embm
+ * embm_knobs_get() - the knobs, as a session starts with them
+ * @cfg: filled in with a copy
  *
- * Context: process, at boot.
- * Return: 0 or a negative errno.
+ * Context: process; takes embm_knobs_lock.
  */
-int embm_sysfs_init(void)
+void embm_knobs_get(struct embm_config *cfg)
+{
+	mutex_lock(&embm_knobs_lock);
+	*cfg = embm_knobs;
+	mutex_unlock(&embm_knobs_lock);
+}
+
+/* Create /sys/kernel/mm/embm.  Process context, at boot. */
+static int __init embm_sysfs_init(void)
 {
 	struct kobject *kobj;
 	int i, err;
@@ -167,3 +175,4 @@ int embm_sysfs_init(void)
 		kobject_put(kobj);
 	return err;
 }
+late_initcall(embm_sysfs_init);

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of embm_hot.c, included at the end of it (as mm/damon/tests/
+ * are) so that they reach its static functions.
+ */
+#ifndef __MM_EMBM_HOT_KUNIT_H
+#define __MM_EMBM_HOT_KUNIT_H
+
+#include <kunit/test.h>
+
+/*
+ * Space-saving on a skewed stream: every page with more than N/k samples
+ * is kept, counts never underestimate, and overestimate by at most error.
+ */
+static void embm_hot_test(struct kunit *test)
+{
+	const unsigned int k = 16, cold = 5000;
+	struct embm_hot *hot = embm_hot_alloc(k);
+	struct embm_hot_page *top;
+	unsigned int n, i, j, found = 0;
+	u64 total = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, hot);
+	top = kunit_kcalloc(test, k, sizeof(*top), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, top);
+	/* Pages 1..4 get 1000, 800, 600, 400 samples among 5000 cold ones. */
+	for (i = 0; i < cold; i++) {
+		embm_hot_add(hot, 1000 + i, 1);
+		total++;
+		for (j = 1; j <= 4; j++) {
+			if (i % 5 < 6 - j - 1 || (j == 1 && i % 5 == 4)) {
+				embm_hot_add(hot, j, 1);
+				total++;
+			}
+		}
+	}
+	n = embm_hot_top(hot, top, k);
+	KUNIT_EXPECT_EQ(test, k, n);
+	for (i = 0; i < n; i++) {
+		u64 truth = 0;
+
+		if (top[i].pfn >= 1 && top[i].pfn <= 4) {
+			found++;
+			truth = cold / 5 * (5 - top[i].pfn + (top[i].pfn == 1));
+		} else {
+			truth = 1;
+		}
+		KUNIT_EXPECT_GE(test, top[i].count, truth);
+		KUNIT_EXPECT_LE(test, top[i].count - top[i].error, truth);
+		if (i)
+			KUNIT_EXPECT_GE(test, top[i - 1].count, top[i].count);
+	}
+	KUNIT_EXPECT_EQ(test, 4U, found);
+	KUNIT_EXPECT_EQ(test, 1ULL, top[0].pfn);
+	KUNIT_EXPECT_EQ(test, 2ULL, top[1].pfn);
+	KUNIT_EXPECT_EQ(test, 3ULL, top[2].pfn);
+	KUNIT_EXPECT_EQ(test, 4ULL, top[3].pfn);
+	embm_hot_free(hot);
+	KUNIT_EXPECT_NULL(test, embm_hot_alloc(0));
+}
+
+static struct kunit_case embm_hot_test_cases[] = {
+	KUNIT_CASE(embm_hot_test),
+	{}
+};
+
+static struct kunit_suite embm_hot_test_suite = {
+	.name = "embm_hot",
+	.test_cases = embm_hot_test_cases,
+};
+
+kunit_test_suite(embm_hot_test_suite);
+
+#endif /* __MM_EMBM_HOT_KUNIT_H */

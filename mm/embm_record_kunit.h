@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of embm_record.c, included at the end of it (as mm/damon/tests/
+ * are) so that they reach its static functions.
+ */
+#ifndef __MM_EMBM_RECORD_KUNIT_H
+#define __MM_EMBM_RECORD_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/io.h>
+#include <linux/perf_kernel_rb.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+
+#include "embm_kunit.h"
+
+/* Build a sample record: header, then the u64 fields given, in order. */
+static struct perf_event_header *make_sample(struct kunit *test, const u64 *fields,
+					     unsigned int n)
+{
+	struct perf_event_header *hdr;
+
+	hdr = kunit_kzalloc(test, sizeof(*hdr) + n * sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hdr);
+	hdr->type = PERF_RECORD_SAMPLE;
+	hdr->size = sizeof(*hdr) + n * sizeof(u64);
+	memcpy(hdr + 1, fields, n * sizeof(u64));
+	return hdr;
+}
+
+static void embm_parse_sample_test(struct kunit *test)
+{
+	union perf_sample_weight w = { .var1_dw = 321, .var2_w = 7 };
+	const u64 fields[] = {
+		42,				/* IDENTIFIER */
+		(u64)77 << 32 | 66,		/* TID: pid 66, tid 77 */
+		123456789,			/* TIME */
+		0x7f0000001008,			/* ADDR */
+		3,				/* CPU */
+		1000,				/* PERIOD */
+		w.full,				/* WEIGHT_STRUCT */
+		0x4242,				/* DATA_SRC */
+		0x12345008,			/* PHYS_ADDR */
+	};
+	const u64 no_raw = EMBM_SAMPLE_TYPE_MAX & ~PERF_SAMPLE_RAW;
+	struct perf_event_header *hdr = make_sample(test, fields, ARRAY_SIZE(fields));
+	struct embm_sample s;
+	u64 raw_fields[ARRAY_SIZE(fields) + 2];
+
+	KUNIT_ASSERT_EQ(test, 0, embm_parse_sample(hdr, no_raw, &s));
+	KUNIT_EXPECT_EQ(test, 42ULL, s.id);
+	KUNIT_EXPECT_EQ(test, 66U, s.pid);
+	KUNIT_EXPECT_EQ(test, 77U, s.tid);
+	KUNIT_EXPECT_EQ(test, 123456789ULL, s.time);
+	KUNIT_EXPECT_EQ(test, 0x7f0000001008ULL, s.addr);
+	KUNIT_EXPECT_EQ(test, 3U, s.cpu);
+	KUNIT_EXPECT_EQ(test, 1000ULL, s.period);
+	KUNIT_EXPECT_EQ(test, 321ULL, s.weight);
+	KUNIT_EXPECT_EQ(test, 0x4242ULL, s.data_src);
+	KUNIT_EXPECT_EQ(test, 0x12345008ULL, s.phys);
+	KUNIT_EXPECT_EQ(test, 42ULL, embm_record_id(hdr));
+	KUNIT_EXPECT_NULL(test, s.raw);
+	/* A record longer than its fields is refused too. */
+	hdr->size += sizeof(u64);
+	KUNIT_EXPECT_EQ(test, -EBADMSG,
+			embm_parse_sample(hdr, no_raw & ~PERF_SAMPLE_PHYS_ADDR, &s));
+
+	/* RAW after PERIOD: u32 size, 12 bytes, the whole a multiple of 8. */
+	memcpy(raw_fields, fields, 6 * sizeof(u64));
+	raw_fields[6] = 12 | (u64)0xaabbccdd << 32;
+	raw_fields[7] = 0x1122334455667788ULL;
+	memcpy(&raw_fields[8], &fields[6], 3 * sizeof(u64));
+	hdr = make_sample(test, raw_fields, ARRAY_SIZE(raw_fields));
+	KUNIT_ASSERT_EQ(test, 0, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE_MAX, &s));
+	KUNIT_EXPECT_EQ(test, 12U, s.raw_size);
+	KUNIT_ASSERT_NOT_NULL(test, s.raw);
+	KUNIT_EXPECT_EQ(test, 0xaabbccddU, *(const u32 *)s.raw);
+	KUNIT_EXPECT_EQ(test, 0x12345008ULL, s.phys);
+	KUNIT_EXPECT_EQ(test, 321ULL, s.weight);
+	/* A raw size that runs past the record, or leaves it unaligned. */
+	raw_fields[6] = 200;
+	memcpy(hdr + 1, raw_fields, sizeof(raw_fields));
+	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE_MAX, &s));
+	raw_fields[6] = 8;
+	memcpy(hdr + 1, raw_fields, sizeof(raw_fields));
+	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE_MAX, &s));
+
+	/* Without WEIGHT_STRUCT and DATA_SRC the physical address comes sooner. */
+	hdr = make_sample(test, (const u64[]){ 9, 1, 2, 3, 4, 5, 0xabc000 }, 7);
+	KUNIT_ASSERT_EQ(test, 0, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE, &s));
+	KUNIT_EXPECT_EQ(test, 0xabc000ULL, s.phys);
+	KUNIT_EXPECT_EQ(test, 0ULL, s.weight);
+	KUNIT_EXPECT_EQ(test, 5ULL, s.period);
+
+	/* One field short. */
+	hdr = make_sample(test, fields, 6);
+	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE, &s));
+	/* Unknown bits, no identifier, wrong type. */
+	hdr = make_sample(test, fields, ARRAY_SIZE(fields));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			embm_parse_sample(hdr, EMBM_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN, &s));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			embm_parse_sample(hdr, EMBM_SAMPLE_TYPE & ~PERF_SAMPLE_IDENTIFIER, &s));
+	hdr->type = PERF_RECORD_LOST;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_parse_sample(hdr, EMBM_SAMPLE_TYPE, &s));
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_record_id(hdr));
+}
+
+/*
+ * Every sample bit embm can ask for, written by perf itself: a minor-fault
+ * software event on this CPU, raised with perf_sw_event() on a kernel
+ * address, goes through perf_prepare_sample() and perf_output_sample()
+ * into a kernel ring buffer.  The record must be the size perf computed
+ * from the sample_type, and each field what perf put there.
+ */
+static void embm_real_record_test(struct kunit *test)
+{
+	const u64 sample_type = EMBM_SAMPLE_TYPE_MAX;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS_MIN,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.sample_type = sample_type,
+		.disabled = 1,
+	};
+	struct real_check c = { .sample_type = sample_type };
+	/* Header, one u64 per field but RAW, and RAW's u32 size + u32 of nothing. */
+	const u16 want = sizeof(struct perf_event_header) +
+			 hweight64(sample_type & ~PERF_SAMPLE_RAW) * sizeof(u64) + sizeof(u64);
+	struct perf_event *event;
+	struct perf_buffer *rb;
+	struct pt_regs regs;
+	unsigned int fired = 0;
+	u64 scratch[64], t0 = 0;
+	int cpu = raw_smp_processor_id(), i;
+	void *buf;
+
+	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	c.addr = (unsigned long)buf + 8;
+	event = real_event(test, &attr, cpu, &rb);
+	c.id = event->id;
+	for (i = 0; i < 100 && fired < 3; i++) {
+		preempt_disable();
+		if (smp_processor_id() == cpu) {
+			/* perf's clock, on this CPU: local_clock(). */
+			if (!fired)
+				t0 = local_clock();
+			perf_fetch_caller_regs(&regs);
+			perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, &regs, c.addr);
+			fired++;
+		}
+		preempt_enable();
+		if (fired < 3)
+			usleep_range(1000, 2000);
+	}
+	perf_event_disable(event);
+	perf_kernel_rb_read(rb, real_record, &c, scratch, sizeof(scratch));
+	perf_event_release_kernel(event);
+	perf_kernel_rb_put(rb);
+
+	KUNIT_ASSERT_GT(test, fired, 0U);
+	KUNIT_EXPECT_EQ(test, fired, c.samples);
+	KUNIT_EXPECT_EQ(test, 0U, c.bad);
+	KUNIT_EXPECT_EQ(test, want, c.size);
+	KUNIT_EXPECT_EQ(test, (u32)task_tgid_nr(current), c.s.pid);
+	KUNIT_EXPECT_EQ(test, (u32)task_pid_nr(current), c.s.tid);
+	KUNIT_EXPECT_GE(test, c.s.time, t0);
+	KUNIT_EXPECT_EQ(test, (u32)cpu, c.s.cpu);
+	KUNIT_EXPECT_EQ(test, 1ULL, c.s.period);
+	KUNIT_EXPECT_EQ(test, 4U, c.s.raw_size);
+	KUNIT_EXPECT_EQ(test, 0U, c.raw_word);
+	KUNIT_EXPECT_EQ(test, 0ULL, c.s.weight);
+	KUNIT_EXPECT_EQ(test, (u64)PERF_MEM_NA, c.s.data_src);
+	KUNIT_EXPECT_EQ(test, (u64)virt_to_phys((void *)c.addr), c.s.phys);
+}
+
+static void embm_served_by_test(struct kunit *test)
+{
+	static const struct {
+		u64 src;
+		enum embm_served want;
+	} cases[] = {
+		{ 0, EMBM_SERVED_UNKNOWN },
+		{ PERF_MEM_NA, EMBM_SERVED_UNKNOWN },
+		/* Intel load latency, pebs_data_source[] with pmem (SKX on). */
+		{ P(OP, LOAD) | P(LVL, MISS) | LEVEL(L3) | P(SNOOP, NA), EMBM_SERVED_UNKNOWN },
+		{ OP_LH | P(LVL, L1) | LEVEL(L1) | P(SNOOP, NONE), EMBM_SERVED_CACHE },
+		{ OP_LH | P(LVL, LFB) | LEVEL(LFB) | P(SNOOP, NONE), EMBM_SERVED_CACHE },
+		{ OP_LH | P(LVL, L2) | LEVEL(L2) | P(SNOOP, NONE), EMBM_SERVED_CACHE },
+		{ OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM), EMBM_SERVED_CACHE },
+		{ OP_LH | LEVEL(PMEM) | P(SNOOP, HIT), EMBM_SERVED_MEM },
+		{ OP_LH | LEVEL(PMEM) | REM | P(SNOOP, HIT), EMBM_SERVED_MEM },
+		{ OP_LH | P(LVL, LOC_RAM) | LEVEL(RAM) | P(SNOOP, HIT), EMBM_SERVED_MEM },
+		{ OP_LH | LEVEL(RAM) | REM | P(SNOOP, NONE), EMBM_SERVED_MEM },
+		{ OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOPX, FWD), EMBM_SERVED_CACHE },
+		{ OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOP, HITM), EMBM_SERVED_CACHE },
+		{ OP_LH | P(LVL, IO) | LEVEL(NA) | P(SNOOP, NONE), EMBM_SERVED_UNKNOWN },
+		{ OP_LH | P(LVL, UNC) | LEVEL(NA) | P(SNOOP, NONE), EMBM_SERVED_MEM },
+		/* Intel stores (precise_datala_hsw): L1 hit or miss only. */
+		{ (PERF_MEM_NA & ~P(OP, NA) & ~P(LVL, NA)) | P(OP, STORE) | L(L1),
+		  EMBM_SERVED_CACHE },
+		{ (PERF_MEM_NA & ~P(OP, NA) & ~P(LVL, NA)) | P(OP, STORE) | P(LVL, L1) |
+		  P(LVL, MISS), EMBM_SERVED_UNKNOWN },
+		/* AMD IBS, Zen 4 encodings and the older ones. */
+		{ P(OP, LOAD) | LEVEL(CXL), EMBM_SERVED_MEM },
+		{ P(OP, LOAD) | LEVEL(CXL) | REM | P(HOPS, 1), EMBM_SERVED_MEM },
+		{ P(OP, LOAD) | L(REM_RAM1) | LEVEL(RAM) | REM | P(HOPS, 1), EMBM_SERVED_MEM },
+		{ P(OP, LOAD) | L(L3) | LEVEL(L3), EMBM_SERVED_CACHE },
+		{ P(OP, LOAD) | L(REM_CCE2) | LEVEL(ANY_CACHE) | REM | P(HOPS, 1),
+		  EMBM_SERVED_CACHE },
+		{ P(OP, STORE) | L(L2) | LEVEL(L2), EMBM_SERVED_CACHE },
+		{ P(OP, STORE) | P(LVL, NA) | LEVEL(NA), EMBM_SERVED_UNKNOWN },
+		{ P(OP, LOAD) | L(UNC) | LEVEL(UNC), EMBM_SERVED_MEM },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].want, embm_served_by(cases[i].src),
+				    "case %d: %#llx", i, cases[i].src);
+}
+
+static void embm_parse_lost_test(struct kunit *test)
+{
+	struct perf_event_header *hdr = make_sample(test, (const u64[]){ 5, 1234 }, 2);
+	u64 lost = 0;
+
+	hdr->type = PERF_RECORD_LOST;
+	KUNIT_EXPECT_EQ(test, 0, embm_parse_lost(hdr, &lost));
+	KUNIT_EXPECT_EQ(test, 1234ULL, lost);
+	hdr->size -= sizeof(u64);
+	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_lost(hdr, &lost));
+	hdr->type = PERF_RECORD_SAMPLE;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_parse_lost(hdr, &lost));
+
+	/* PERF_RECORD_LOST_SAMPLES: { lost } */
+	hdr = make_sample(test, (const u64[]){ 77 }, 1);
+	hdr->type = PERF_RECORD_LOST_SAMPLES;
+	KUNIT_EXPECT_EQ(test, 0, embm_parse_lost(hdr, &lost));
+	KUNIT_EXPECT_EQ(test, 77ULL, lost);
+}
+
+static struct kunit_case embm_record_test_cases[] = {
+	KUNIT_CASE(embm_parse_sample_test),
+	KUNIT_CASE(embm_parse_lost_test),
+	KUNIT_CASE(embm_real_record_test),
+	KUNIT_CASE(embm_served_by_test),
+	{}
+};
+
+static struct kunit_suite embm_record_test_suite = {
+	.name = "embm_record",
+	.test_cases = embm_record_test_cases,
+};
+
+kunit_test_suite(embm_record_test_suite);
+
+#endif /* __MM_EMBM_RECORD_KUNIT_H */

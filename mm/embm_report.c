@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm: the per-node table and the summary in the kernel log
+ *
+ * Both /proc/embm/nodes and the summary printed when a session ends
+ * format the per-node table here, one line at a time, from a struct
+ * embm_view: what the session was when the view was taken, and its
+ * results under their own lock.  Nothing here takes the session's lock.
+ * Process context.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/math64.h>
+#include <linux/ratelimit.h>
+#include <linux/slab.h>
+
+#include "embm.h"
+
+static const char *const embm_state_names[] = {
+	[EMBM_IDLE]	= "idle",
+	[EMBM_RUNNING]	= "running",
+	[EMBM_EXITED]	= "exited",
+	[EMBM_DONE]	= "done",
+};
+
+/**
+ * embm_state_name() - the name of a session state, as /proc/embm shows it
+ * @state: the state
+ *
+ * Context: any.
+ * Return: "idle", "running", "exited", "done", or "?".
+ */
+const char *embm_state_name(enum embm_state state)
+{
+	return state < ARRAY_SIZE(embm_state_names) ? embm_state_names[state] : "?";
+}
+
+/* Share of @part in @whole, in hundredths of a percent. */
+static u64 embm_share(u64 part, u64 whole)
+{
+	return whole ? div64_u64(part * 10000, whole) : 0;
+}
+
+static bool embm_view_share_mem(const struct embm_view *v)
+{
+	return v->status.source && v->status.source->share_mem;
+}
+
+/**
+ * embm_view_node_accesses() - a node's accesses, scaled for multiplexing
+ * @v:	a view; caller holds v->stats->lock
+ * @ns: one of its nodes
+ *
+ * Return: embm_stats_node_accesses() with the event kinds of the view.
+ */
+u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_stats *ns)
+{
+	return embm_stats_node_accesses(ns, v->status.kind, v->status.nr_kinds);
+}
+
+/**
+ * embm_report_nodes_header() - the header line of the per-node table
+ * @sb: where it goes
+ *
+ * Context: any.
+ */
+void embm_report_nodes_header(struct seq_buf *sb)
+{
+	seq_buf_puts(sb, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study cache memory");
+}
+
+/**
+ * embm_report_node() - one line of the per-node table
+ * @sb:	 where it goes
+ * @v:	 a view with results; caller holds v->stats->lock
+ * @nid: a node of the results
+ *
+ * Fields as embm_report_nodes_header() names them; the node under study
+ * is marked "*" in the study column.
+ *
+ * Context: process.
+ */
+void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid)
+{
+	const struct embm_stats *st = v->stats;
+	const struct embm_node_stats *ns = &st->node[nid];
+	bool mem = embm_view_share_mem(v);
+	u64 share = embm_share(embm_stats_share_part(ns, mem),
+			       embm_stats_share_basis(st, mem));
+
+	seq_buf_printf(sb, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s %llu %llu",
+		       nid, embm_tier_name(st->tier[nid]), ns->samples,
+		       share / 100, share % 100, ns->loads, ns->stores,
+		       embm_view_node_accesses(v, ns), ns->lat_samples,
+		       ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
+		       embm_stats_distinct_pages(ns),
+		       nid == v->node ? "*" : "-", ns->cache, ns->mem);
+}
+
+/* Sessions may be started by unprivileged users in a loop: whole tables, rate-limited. */
+static DEFINE_RATELIMIT_STATE(embm_summary_rs, 5 * HZ, 10);
+
+/* Print @sb's line and empty it. */
+static void embm_report_line(struct seq_buf *sb)
+{
+	pr_info("%s\n", seq_buf_str(sb));
+	seq_buf_clear(sb);
+}
+
+/**
+ * embm_report_summary() - a session's results as a table in the kernel log
+ * @v: a view of a session that just ended, with results
+ *
+ * The per-node table is /proc/embm/nodes's, header included.  At most ten
+ * tables every five seconds.
+ *
+ * Context: process; takes v->stats->lock.
+ */
+void embm_report_summary(const struct embm_view *v)
+{
+	const struct embm_sampler_status *ss = &v->status;
+	struct embm_stats *st = v->stats;
+	char line[192];
+	struct seq_buf sb;
+	int *order, n, i;
+
+	if (!st || !__ratelimit(&embm_summary_rs))
+		return;
+	order = kvcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
+	if (!order)
+		return;
+	seq_buf_init(&sb, line, sizeof(line));
+	mutex_lock(&st->lock);
+	pr_info("session %s: target %d, node %d, %llu ms, source %s, period %llu\n",
+		embm_state_name(v->state), v->target_nr, v->node,
+		div_u64(v->elapsed_ns, NSEC_PER_MSEC),
+		ss->source ? ss->source->name : "-", ss->period);
+	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
+		st->samples, embm_stats_attributed(st), st->cache,
+		st->no_phys + st->bad_pfn, ss->lost, ss->throttled,
+		div_u64(ss->kthread_ns, NSEC_PER_MSEC));
+	for (i = 0; i < ss->nr_kinds; i++) {
+		const struct embm_kind_stats *ks = &ss->kind[i];
+		u64 pm;
+
+		if (!ks->enabled || ks->running >= ks->enabled)
+			continue;
+		pm = div64_u64(ks->running * 1000, ks->enabled);
+		pr_info("event %s ran %llu.%llu%% of its enabled time, its accesses scaled up\n",
+			ks->name, pm / 10, pm % 10);
+	}
+	embm_report_nodes_header(&sb);
+	embm_report_line(&sb);
+	n = embm_stats_node_order(st, v->node, order);
+	for (i = 0; i < n; i++) {
+		embm_report_node(&sb, v, order[i]);
+		embm_report_line(&sb);
+	}
+	mutex_unlock(&st->lock);
+	kvfree(order);
+}

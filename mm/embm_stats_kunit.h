@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of embm_stats.c, included at the end of it (as mm/damon/tests/
+ * are) so that they reach its static functions.
+ */
+#ifndef __MM_EMBM_STATS_KUNIT_H
+#define __MM_EMBM_STATS_KUNIT_H
+
+#include <kunit/test.h>
+
+#include "embm_kunit.h"
+
+static void embm_tier_rule_test(struct kunit *test)
+{
+	/* has_cpu, top_tier, in_cxl_window */
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_DRAM, embm_tier_of(true, true, false));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(false, true, false));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(true, false, false));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(false, false, false));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_CXL, embm_tier_of(false, false, true));
+	KUNIT_EXPECT_EQ(test, EMBM_TIER_CXL, embm_tier_of(true, true, true));
+	KUNIT_EXPECT_STREQ(test, "dram", embm_tier_name(EMBM_TIER_DRAM));
+	KUNIT_EXPECT_STREQ(test, "far", embm_tier_name(EMBM_TIER_FAR));
+	KUNIT_EXPECT_STREQ(test, "cxl", embm_tier_name(EMBM_TIER_CXL));
+}
+
+static void embm_lat_bucket_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 0U, embm_lat_bucket(0));
+	KUNIT_EXPECT_EQ(test, 0U, embm_lat_bucket(1));
+	KUNIT_EXPECT_EQ(test, 1U, embm_lat_bucket(2));
+	KUNIT_EXPECT_EQ(test, 1U, embm_lat_bucket(3));
+	KUNIT_EXPECT_EQ(test, 8U, embm_lat_bucket(256));
+	KUNIT_EXPECT_EQ(test, 8U, embm_lat_bucket(511));
+	KUNIT_EXPECT_EQ(test, EMBM_LAT_BUCKETS - 1, embm_lat_bucket(U64_MAX));
+}
+
+/* Samples on real pages land on their node, with counts, matrix and latency. */
+static void embm_stats_add_test(struct kunit *test)
+{
+	struct embm_stats *st = embm_stats_alloc(8);
+	struct embm_kind_stats kinds[2] = {};
+	struct page *page;
+	struct embm_sample s = { .cpu = 0, .period = 10 };
+	int nid, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	embm_stats_classify_nodes(st);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	nid = page_to_nid(page);
+
+	mutex_lock(&st->lock);
+	s.phys = PFN_PHYS(page_to_pfn(page)) + 0x10;
+	for (i = 0; i < 5; i++)
+		embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+	/* A latency without a data source is not the memory's. */
+	s.weight = 999;
+	embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+	s.weight = 300;
+	s.data_src = P(OP, STORE) | L(LOC_RAM) | LEVEL(RAM);
+	embm_stats_add(st, &s, 1, EMBM_OP_STORE, false);
+	embm_stats_add(st, &s, 2, EMBM_OP_LOAD, true);	/* latency only */
+	embm_stats_add(st, &s, 1, EMBM_OP_LOAD_STORE, false);
+	/* Served by a cache: counted apart, no latency. */
+	s.data_src = P(OP, LOAD) | L(L2) | LEVEL(L2);
+	embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+	embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+	s.phys = 0;
+	embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+
+	KUNIT_EXPECT_EQ(test, 12ULL, st->samples);
+	KUNIT_EXPECT_EQ(test, 1ULL, st->no_phys);
+	KUNIT_EXPECT_EQ(test, 10ULL, st->node[nid].samples);
+	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].cache);
+	KUNIT_EXPECT_EQ(test, 2ULL, st->cache);
+	KUNIT_EXPECT_EQ(test, 7ULL, st->node[nid].loads);
+	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].stores);
+	KUNIT_EXPECT_EQ(test, 80ULL, st->node[nid].accesses);
+	KUNIT_EXPECT_EQ(test, 60ULL, st->node[nid].kind_accesses[0]);
+	KUNIT_EXPECT_EQ(test, 20ULL, st->node[nid].kind_accesses[1]);
+	KUNIT_EXPECT_EQ(test, 3ULL, st->node[nid].lat_samples);
+	KUNIT_EXPECT_EQ(test, 900ULL, st->node[nid].lat_sum);
+	KUNIT_EXPECT_EQ(test, 3ULL, st->node[nid].lat_hist[embm_lat_bucket(300)]);
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
+	KUNIT_EXPECT_EQ(test, 8ULL, st->matrix[cpu_to_node(0) * st->nr_nodes + nid]);
+	KUNIT_EXPECT_EQ(test, 8ULL, embm_stats_share_basis(st, false));
+	/* IBS: shares of what memory served. */
+	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].mem);
+	KUNIT_EXPECT_EQ(test, 2ULL, embm_stats_share_basis(st, true));
+
+	/* Kind 0 was on the PMU a quarter of the time: its 60 stand for 240. */
+	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
+	kinds[0].enabled = 4000;
+	kinds[0].running = 1000;
+	kinds[1].enabled = 1000;
+	kinds[1].running = 1000;
+	KUNIT_EXPECT_EQ(test, 260ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
+	/* Never on the PMU: nothing to scale. */
+	kinds[0].running = 0;
+	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
+	mutex_unlock(&st->lock);
+	__free_page(page);
+	embm_stats_put(st);
+}
+
+/*
+ * Memory that comes online on a node during a session: its samples show
+ * in the node's row, so that the rows add up to "attributed".
+ */
+static void embm_new_node_test(struct kunit *test)
+{
+	struct embm_sample s = { .cpu = 0, .period = 1 };
+	struct embm_stats *st = embm_stats_alloc(8);
+	int *order, nid, n, i;
+	struct page *page;
+	u64 sum = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	embm_stats_classify_nodes(st);
+	order = kunit_kcalloc(test, st->nr_nodes, sizeof(*order), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, order);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	nid = page_to_nid(page);
+	/* As if there was no memory on @nid when the session started. */
+	kvfree(st->node[nid].pages);
+	st->node[nid].pages = NULL;
+	st->node[nid].present = false;
+
+	mutex_lock(&st->lock);
+	s.phys = PFN_PHYS(page_to_pfn(page));
+	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	n = embm_stats_node_order(st, NUMA_NO_NODE, order);
+	for (i = 0; i < n; i++)
+		sum += st->node[order[i]].samples;
+	KUNIT_EXPECT_EQ(test, 2ULL, embm_stats_attributed(st));
+	KUNIT_EXPECT_EQ(test, embm_stats_attributed(st), sum);
+	KUNIT_EXPECT_TRUE(test, st->node[nid].present);
+	KUNIT_EXPECT_EQ(test, (int)embm_tier_of(node_state(nid, N_CPU), node_is_toptier(nid),
+						false), (int)st->tier[nid]);
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
+	mutex_unlock(&st->lock);
+	__free_page(page);
+	embm_stats_put(st);
+}
+
+/* Node-sized tables for 1024 node ids: an 8 MiB matrix, so kvcalloc(). */
+static void embm_many_nodes_test(struct kunit *test)
+{
+	struct embm_stats *st = __embm_stats_alloc(1024, 8);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_EXPECT_EQ(test, 1024, st->nr_nodes);
+	st->matrix[1024 * 1024 - 1] = 1;
+	st->node[1023].samples = 1;
+	st->tier[1023] = EMBM_TIER_FAR;
+	embm_stats_put(st);
+}
+
+/* Linear counting stays within 1% of the truth over a wide range. */
+static void embm_distinct_pages_test(struct kunit *test)
+{
+	static const unsigned int truths[] = { 1, 10, 1000, 50000, 300000 };
+	struct embm_node_stats ns = {};
+	unsigned int i, t;
+	u64 pfn = 0x100000, est;
+
+	ns.pages = bitmap_zalloc(1U << EMBM_PAGES_BITS, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ns.pages);
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_stats_distinct_pages(&ns));
+	for (t = 0, i = 0; t < ARRAY_SIZE(truths); t++) {
+		for (; i < truths[t]; i++)
+			__set_bit(embm_page_bit(pfn + i), ns.pages);
+		est = embm_stats_distinct_pages(&ns);
+		KUNIT_EXPECT_LE_MSG(test, est, (u64)truths[t] * 101 / 100 + 1,
+				    "truth %u", truths[t]);
+		KUNIT_EXPECT_GE_MSG(test, est, (u64)truths[t] * 99 / 100,
+				    "truth %u", truths[t]);
+	}
+	bitmap_free(ns.pages);
+}
+
+static struct kunit_case embm_stats_test_cases[] = {
+	KUNIT_CASE(embm_tier_rule_test),
+	KUNIT_CASE(embm_lat_bucket_test),
+	KUNIT_CASE(embm_stats_add_test),
+	KUNIT_CASE(embm_new_node_test),
+	KUNIT_CASE(embm_many_nodes_test),
+	KUNIT_CASE(embm_distinct_pages_test),
+	{}
+};
+
+static struct kunit_suite embm_stats_test_suite = {
+	.name = "embm_stats",
+	.test_cases = embm_stats_test_cases,
+};
+
+kunit_test_suite(embm_stats_test_suite);
+
+#endif /* __MM_EMBM_STATS_KUNIT_H */
