@@ -1,35 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * embm internal interface, shared by the files of mm/embm_*.c
+ * embm internal interface, shared by the files of mm/embm_*.c; what a
+ * source of samples sees is <linux/embm.h>.
  *
  * Files, the state each owns, and what runs where:
- *   embm_core.c     the session (private, under its own lock), the
- *		     system calls                                 process
- *   embm_perm.c     perf's permission rules, ring memory        process
- *   embm_sampler.c  ksamplingd: events, buffers, drain loop;
- *		     struct embm_sampler_status                  kthread
- *   embm_record.c   PERF_RECORD_* parsing                      any
- *   embm_stats.c    struct embm_stats: attribution (pfn -> node
- *		     -> tier), counts                            kthread
- *   embm_hot.c      hot pages: space-saving top-N              kthread
- *   embm_src.c      the table of sources; embm_src_*.c each
- *		     source (pebs, ibs, swfault)                 process
- *   embm_report.c   the per-node table and the kernel-log
- *		     summary, from a struct embm_view            process
- *   embm_proc.c     /proc/embm                                 process
- *   embm_sysfs.c    the knobs under /sys/kernel/mm/embm        process
+ *   embm_core.c       the session (private, under embm_lock), the
+ *		       system calls, views for readers          process
+ *   embm_perm.c       perf's permission rules, ring memory      process
+ *   embm_sampler.c    ksamplingd: events, buffers, drain loop;
+ *		       struct embm_sampler_status                kthread
+ *   embm_record.c     PERF_RECORD_* parsing                    any
+ *   embm_stats.c      struct embm_stats: attribution (pfn ->
+ *		       node -> tier), counts                     kthread
+ *   embm_hot.c        hot pages: space-saving top-N            kthread
+ *   embm_src.c        the table of sources                     any
+ *   embm_src_swfault.c  the page-fault source; PEBS and IBS are in
+ *		       arch/x86/events/embm_{pebs,ibs}.c          process
+ *   embm_report.c     the per-node table and the kernel-log
+ *		       summary, from a struct embm_view          process
+ *   embm_proc.c       /proc/embm                               process
+ *   embm_sysfs.c      the knobs under /sys/kernel/mm/embm      process
  *
- * Calls between files go one way, downwards:
- *   proc -> core, report, stats, hot, sampler(perm_read via core only)
- *   core -> sampler, stats, perm, report, sysfs
- *   sysfs -> src;  report -> stats
- *   sampler -> src, record, stats, perm;  stats -> record, hot
+ * Calls between files go one way (scripts/embm test checks it, from the
+ * objects' symbols):
+ *   embm_proc    -> embm_core, embm_report, embm_stats, embm_hot
+ *   embm_core    -> embm_sampler, embm_stats, embm_perm, embm_report,
+ *		     embm_sysfs (the knobs)
+ *   embm_sampler -> embm_src, embm_record, embm_stats, embm_perm
+ *   embm_sysfs   -> embm_src -> the sources
+ *   embm_report  -> embm_stats -> embm_record, embm_hot
+ * The sampler tells the core that a target exited through a callback
+ * (embm_exit_fn); readers get a struct embm_view and never hold embm_lock
+ * while they format.
  */
 #ifndef __MM_EMBM_H
 #define __MM_EMBM_H
 
 #include <linux/cpumask.h>
 #include <linux/cred.h>
+#include <linux/embm.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
@@ -133,7 +142,6 @@ struct embm_mlock {
 };
 
 void embm_perm_attr(struct perf_event_attr *attr);
-bool embm_perm_attr_covers(const struct perf_event_attr *attr);
 struct task_struct *embm_live_thread(struct pid *tgid);
 void embm_owner_init(struct embm_owner *o);
 void embm_owner_release(struct embm_owner *o);
@@ -152,14 +160,6 @@ static inline int embm_lock_interruptible(struct mutex *lock)
 
 /* ---- samples and records ---------------------------------------------- */
 
-/* What a sample says the access was: bits, as an op may load and store. */
-enum embm_op {
-	EMBM_OP_ANY		= 0,	/* unknown: a page fault, no data source */
-	EMBM_OP_LOAD		= BIT(0),
-	EMBM_OP_STORE		= BIT(1),
-	EMBM_OP_LOAD_STORE	= EMBM_OP_LOAD | EMBM_OP_STORE,
-};
-
 /**
  * enum embm_served - what served an access, from the sample's data source
  * @EMBM_SERVED_UNKNOWN: no data source, or one that does not say (an L3
@@ -176,48 +176,6 @@ enum embm_served {
 	EMBM_SERVED_MEM,
 };
 
-/**
- * struct embm_sample - what embm keeps of a PERF_RECORD_SAMPLE
- * @id:		PERF_SAMPLE_IDENTIFIER: which event wrote it.
- * @pid:	process id (in the initial pid namespace).
- * @tid:	thread id.
- * @time:	perf clock.
- * @addr:	virtual data address, 0 if none.
- * @cpu:	CPU that took the sample.
- * @period:	accesses the sample stands for.
- * @weight:	latency in core cycles, 0 if the source gives none.
- * @data_src:	perf_mem_data_src bits, 0 if none.
- * @phys:	physical data address, 0 if none.
- * @raw:	PERF_SAMPLE_RAW's data, inside the record (valid while the
- *		record is); NULL if none.
- * @raw_size:	its size in bytes, the padding perf adds included.
- */
-struct embm_sample {
-	u64 id;
-	u32 pid, tid;
-	u64 time;
-	u64 addr;
-	u32 cpu;
-	u64 period;
-	u64 weight;
-	u64 data_src;
-	u64 phys;
-	const void *raw;
-	u32 raw_size;
-};
-
-/*
- * The sample_type every embm event uses; sources may add WEIGHT_STRUCT,
- * DATA_SRC and RAW (all within large PEBS's flags but RAW, which only IBS
- * asks for).
- */
-#define EMBM_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
-				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
-				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
-				 PERF_SAMPLE_PHYS_ADDR)
-#define EMBM_SAMPLE_TYPE_MAX	(EMBM_SAMPLE_TYPE | PERF_SAMPLE_WEIGHT_STRUCT | \
-				 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_RAW)
-
 u64 embm_record_id(const struct perf_event_header *hdr);
 int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
 		      struct embm_sample *s);
@@ -225,66 +183,6 @@ int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost);
 enum embm_served embm_served_by(u64 data_src);
 
 /* ---- sources ------------------------------------------------------------ */
-
-#define EMBM_MAX_EVENTS	8	/* event kinds a source opens on each CPU */
-
-/**
- * struct embm_event_desc - one kind of event a source opens on every CPU
- * @name:	for reports, e.g. "loads-local-dram".
- * @attr:	the attributes; embm fills in disabled, inherit, sample_type
- *		bits it needs and the period.
- * @op:		what its samples are, when the event itself says so.
- * @store:	takes the store period rather than the load period.
- * @latency_only: its samples add to latency, not to access counts (they
- *		are also counted by another event).
- * @lead:	counts without sampling and leads, on each CPU and thread,
- *		the group of the next descriptor's event (perf mem's
- *		mem-loads-aux in front of the load-latency event).
- */
-struct embm_event_desc {
-	const char *name;
-	struct perf_event_attr attr;
-	enum embm_op op;
-	bool store;
-	bool latency_only;
-	bool lead;
-};
-
-/**
- * struct embm_source - a source of memory-access samples
- * @name:	  "pebs", "ibs", "swfault".
- * @period:	  default load (or all-sample) period.
- * @store_period: default store period.
- * @period_align: periods are rounded up to a multiple of this (0, 1: any).
- * @setup:	  fill @descs for this machine and @cfg; return how many or
- *		  a negative errno and set *@why to a reason that fits in a
- *		  line.  Called at session start, process context.
- * @op_of:	  classify a sample as load, store or both when the event
- *		  does not say (from its data_src or raw data); may be NULL.
- * @semantics:	  what a sample, "loads", "stores", "accesses" and the
- *		  latency mean for this source, in a line: for the reports.
- * @share_mem:	  every sample has a data source: node shares are of the
- *		  samples served by memory (else of those not served by a
- *		  cache).
- *
- * A source that cannot work here fails @setup, or its events fail to be
- * created; the automatic choice then moves to the next source.
- */
-struct embm_source {
-	const char *name;
-	u64 period;
-	u64 store_period;
-	u32 period_align;
-	int (*setup)(const struct embm_config *cfg, struct embm_event_desc *descs,
-		     const char **why);
-	enum embm_op (*op_of)(const struct embm_sample *s);
-	const char *semantics;
-	bool share_mem;
-};
-
-extern const struct embm_source embm_src_pebs;
-extern const struct embm_source embm_src_ibs;
-extern const struct embm_source embm_src_swfault;
 
 /* embm_src.c: the sources, in the order the automatic choice tries them. */
 extern const struct embm_source *const embm_sources[EMBM_NR_SOURCES];

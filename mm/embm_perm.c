@@ -38,7 +38,7 @@
  * Every embm event samples physical addresses (PERF_SAMPLE_PHYS_ADDR) and
  * may sample the kernel, so perf_event_open() checks them with
  * perf_allow_kernel().  Nothing else in the attributes changes what perf
- * checks unless embm_perm_attr_covers() refuses it: the checks made for
+ * checks unless embm_source_attr_ok() refuses it: the checks made for
  * this attr are the checks perf would make for each of embm's events.
  */
 void embm_perm_attr(struct perf_event_attr *attr)
@@ -47,22 +47,6 @@ void embm_perm_attr(struct perf_event_attr *attr)
 		.size		= sizeof(*attr),
 		.sample_type	= EMBM_SAMPLE_TYPE_MAX,
 	};
-}
-
-/**
- * embm_perm_attr_covers() - do embm's checks cover an event's attributes?
- * @attr: attributes a source asks for
- *
- * perf_event_open() checks more for namespaces, text_poke, sigtrap and
- * PERF_SAMPLE_REGS_INTR, and embm never needs them; sample types beyond
- * EMBM_SAMPLE_TYPE_MAX are not parsed.
- *
- * Return: true if embm_perm_attr()'s checks are perf's for @attr.
- */
-bool embm_perm_attr_covers(const struct perf_event_attr *attr)
-{
-	return !(attr->sample_type & ~EMBM_SAMPLE_TYPE_MAX) &&
-	       !attr->namespaces && !attr->text_poke && !attr->sigtrap;
 }
 
 /**

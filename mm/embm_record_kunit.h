@@ -12,6 +12,7 @@
 #include <linux/perf_kernel_rb.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
+#include <asm/amd-ibs.h>
 
 #include "embm_kunit.h"
 
@@ -242,10 +243,89 @@ static void embm_parse_lost_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 77ULL, lost);
 }
 
+/*
+ * An ibs_op sample's raw data as perf writes it: the driver's own struct
+ * perf_ibs_data (u32 caps, then the registers from IbsOpCtl), handed to
+ * perf_sample_save_raw_data() and perf_event_output() as
+ * perf_ibs_handle_irq() does, from a software event with the ibs source's
+ * sample_type.  The parser and the source's op_of() must find IbsOpData3's
+ * load and store bits where the driver put them, past perf's padding.
+ */
+static void embm_ibs_raw_record_test(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.disabled = 1,
+	};
+	struct real_check c = {};
+	struct perf_ibs_data *ibs;
+	struct perf_raw_record raw;
+	struct perf_sample_data data;
+	union ibs_op_data3 d3 = { .ld_op = 1, .st_op = 1 };
+	struct perf_event *event;
+	struct perf_buffer *rb;
+	struct pt_regs regs;
+	u64 scratch[64];
+	int cpu = raw_smp_processor_id(), i;
+	bool fired = false;
+
+	/* The ibs source's sample_type (embm_ibs_test checks it is). */
+	attr.sample_type = EMBM_SAMPLE_TYPE_MAX;
+	c.sample_type = attr.sample_type;
+	ibs = kunit_kzalloc(test, sizeof(*ibs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ibs);
+	c.addr = (unsigned long)ibs;
+	/* IbsOpCtl .. IbsDcPhysAd, as perf_ibs_handle_irq() reads them. */
+	ibs->size = MSR_AMD64_IBSOP_REG_COUNT * sizeof(u64);
+	ibs->caps = 0x7ff;
+	ibs->regs[MSR_AMD64_IBSOPDATA3 - MSR_AMD64_IBSOPCTL] = d3.val;
+	ibs->regs[MSR_AMD64_IBSDCPHYSAD - MSR_AMD64_IBSOPCTL] = 0x123456789ULL;
+
+	event = real_event(test, &attr, cpu, &rb);
+	c.id = event->id;
+	for (i = 0; i < 100 && !fired; i++) {
+		preempt_disable();
+		if (smp_processor_id() == cpu) {
+			raw = (struct perf_raw_record){
+				.frag = {
+					.size = sizeof(u32) + ibs->size,
+					.data = ibs->data,
+				},
+			};
+			perf_fetch_caller_regs(&regs);
+			perf_sample_data_init(&data, c.addr, 16);
+			perf_sample_save_raw_data(&data, event, &raw);
+			perf_event_output(event, &data, &regs);
+			fired = true;
+		}
+		preempt_enable();
+		if (!fired)
+			usleep_range(1000, 2000);
+	}
+	perf_event_disable(event);
+	perf_kernel_rb_read(rb, real_record, &c, scratch, sizeof(scratch));
+	perf_event_release_kernel(event);
+	perf_kernel_rb_put(rb);
+
+	KUNIT_ASSERT_TRUE(test, fired);
+	KUNIT_ASSERT_EQ(test, 1U, c.samples);
+	KUNIT_EXPECT_EQ(test, 0U, c.bad);
+	/* u32 size + u32 caps + the registers: no padding needed. */
+	KUNIT_EXPECT_EQ(test, sizeof(u32) + ibs->size, c.s.raw_size);
+	KUNIT_EXPECT_EQ(test, 0x7ffU, c.raw_word);
+	KUNIT_EXPECT_EQ(test, 16ULL, c.s.period);
+	/* The record is gone from the buffer: decode the copy of its raw data. */
+	KUNIT_EXPECT_EQ(test, EMBM_OP_LOAD_STORE, embm_src_ibs.op_of(&c.s_raw));
+}
+
 static struct kunit_case embm_record_test_cases[] = {
 	KUNIT_CASE(embm_parse_sample_test),
 	KUNIT_CASE(embm_parse_lost_test),
 	KUNIT_CASE(embm_real_record_test),
+	KUNIT_CASE(embm_ibs_raw_record_test),
 	KUNIT_CASE(embm_served_by_test),
 	{}
 };

@@ -67,7 +67,8 @@ u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_st
  */
 void embm_report_nodes_header(struct seq_buf *sb)
 {
-	seq_buf_puts(sb, "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study cache memory");
+	seq_buf_puts(sb, "node tier samples share_pct loads stores accesses lat_samples ");
+	seq_buf_puts(sb, "lat_mean_cycles pages study cache memory");
 }
 
 /**

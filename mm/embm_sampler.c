@@ -1169,6 +1169,11 @@ static void embm_close_all(struct embm_sampler *s)
 static int embm_try_source(struct embm_sampler *s, const struct embm_source *src,
 			   const char **why)
 {
+	struct embm_source_args args = {
+		.period		= s->cfg.period,
+		.store_period	= s->cfg.store_period,
+		.ldlat		= s->cfg.ldlat,
+	};
 	int cpu, d, err;
 
 	s->src = src;
@@ -1176,7 +1181,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	memset(s->closed, 0, sizeof(s->closed));
 	memset(s->status.kind, 0, sizeof(s->status.kind));
 	s->status.nr_kinds = 0;
-	err = src->setup(&s->cfg, s->descs, why);
+	err = src->setup(&args, s->descs, why);
 	if (err < 0)
 		return err;
 	if (WARN_ON_ONCE(!err || err > EMBM_MAX_EVENTS || s->descs[err - 1].lead)) {
@@ -1192,7 +1197,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 			return -EINVAL;
 		}
 		/* embm's permission checks would not be perf's for it. */
-		if (WARN_ON_ONCE(!embm_perm_attr_covers(&s->descs[d].attr))) {
+		if (WARN_ON_ONCE(!embm_source_attr_ok(&s->descs[d].attr))) {
 			*why = "its attributes need checks embm does not make";
 			return -EINVAL;
 		}

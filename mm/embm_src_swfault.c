@@ -17,7 +17,7 @@
 
 #include "embm.h"
 
-static int embm_swfault_setup(const struct embm_config *cfg,
+static int embm_swfault_setup(const struct embm_source_args *args,
 			      struct embm_event_desc *descs, const char **why)
 {
 	static const u64 configs[] = {

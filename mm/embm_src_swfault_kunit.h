@@ -10,10 +10,10 @@
 
 static void embm_swfault_test(struct kunit *test)
 {
-	struct embm_config cfg = {};
+	struct embm_source_args args = {};
 	struct embm_event_desc d[EMBM_MAX_EVENTS];
 	const char *why;
-	int n = embm_src_swfault.setup(&cfg, d, &why);
+	int n = embm_src_swfault.setup(&args, d, &why);
 
 	KUNIT_ASSERT_EQ(test, 2, n);
 	KUNIT_EXPECT_EQ(test, (u32)PERF_TYPE_SOFTWARE, d[0].attr.type);

@@ -8,18 +8,19 @@
 
 # PEBS and IBS cannot run without a hardware PMU (not under TCG): their
 # files are reported apart and left out of the second total.
-COV_HW_ONLY="mm/embm_src_pebs.c mm/embm_src_ibs.c"
+COV_HW_ONLY="arch/x86/events/embm_pebs.c arch/x86/events/embm_ibs.c"
 
 coverage_usage() {
 	cat <<'TXT'
 usage: scripts/embm coverage [-o DIR] [--timeout SECONDS]
 
 Builds obj-cov (the y kernel + CONFIG_DEBUG_FS + CONFIG_GCOV_KERNEL,
-profiling only mm/embm*.o and kernel/events/kernel_rb.o), boots it, runs
-KUnit at boot and the guest selftests, copies the gcov data out and prints
-line coverage per file of mm/embm*.c and kernel/events/kernel_rb.c, a total,
-and a total without the hardware-only files (embm_src_pebs.c,
-embm_src_ibs.c), then the lines that never ran, grouped by file.
+profiling only mm/embm*.o, arch/x86/events/embm*.o and
+kernel/events/kernel_rb.o), boots it, runs KUnit at boot and the guest
+selftests, copies the gcov data out and prints line coverage per file of
+those sources (the KUnit tests they include are not counted), a total, and
+a total without the hardware-only files (embm_pebs.c, embm_ibs.c), then
+the lines that never ran, grouped by file.
 
   -o DIR             results (default build/coverage): FILE.c.gcov per
                      file ("#####" marks a line that never ran),
@@ -36,12 +37,12 @@ TXT
 }
 
 # The profiled sources, relative to the kernel tree: embm's kernel objects
-# (not the KUnit tests) and the kernel ring buffer.
+# (the KUnit tests they include are in headers of their own, which gcov
+# reports apart) and the kernel ring buffer.
 cov_sources() {
 	local f
-	for f in "$KSRC"/mm/embm*.c; do
-		case $f in *_kunit.c) continue ;; esac
-		echo "mm/${f##*/}"
+	for f in "$KSRC"/mm/embm*.c "$KSRC"/arch/x86/events/embm*.c; do
+		echo "${f#"$KSRC"/}"
 	done
 	echo kernel/events/kernel_rb.c
 }

@@ -20,6 +20,8 @@ xz-utils:/usr/bin/xz
 kmod:/usr/bin/kmod
 python3:/usr/bin/python3
 python3-sphinx:/usr/bin/sphinx-build
+python3-ply:/usr/lib/python3/dist-packages/ply/__init__.py
+python3-git:/usr/lib/python3/dist-packages/git/__init__.py
 git:/usr/bin/git
 patch:/usr/bin/patch
 perl:/usr/bin/perl

@@ -34,7 +34,9 @@ t_step() {
 t_checkpatch() {
 	local out ignore=${2:+--ignore $2}
 	echo "checkpatch.pl --strict $ignore $1"
-	out=$("$KSRC/scripts/checkpatch.pl" --strict --no-tree $ignore "$1" 2>&1)
+	# With the tree, as maintainers run it (it knows which linux/ headers
+	# exist, and checks SPDX tags with Debian's python3 and python3-ply).
+	out=$(cd "$KSRC" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict $ignore "$1" 2>&1)
 	echo "$out"
 	grep -q "total: 0 errors, 0 warnings, 0 checks" <<<"$out"
 }
@@ -143,8 +145,9 @@ t_docs_rst() {
 # shifts the line numbers of the later ones.
 t_kernel_doc() {
 	local f out bad=0
-	for f in $(cd "$EMBM_TOP" && ls mm/embm*.[ch] kernel/events/kernel_rb*.c \
-			include/linux/perf_kernel_rb.h include/uapi/linux/embm.h 2>/dev/null); do
+	for f in $(cd "$EMBM_TOP" && ls mm/embm*.[ch] arch/x86/events/embm*.[ch] \
+			kernel/events/kernel_rb*.c include/linux/perf_kernel_rb.h \
+			include/linux/embm.h include/uapi/linux/embm.h 2>/dev/null); do
 		echo "kernel-doc -Wall -Werror -none $f"
 		out=$(cd "$EMBM_TOP" && perl "$KSRC/scripts/kernel-doc" -Wall -Werror -none "$f" 2>&1) ||
 			bad=1
@@ -165,6 +168,37 @@ t_syscall_numbers() {
 		[ -n "$tbl" ] && [ "$tbl" = "$uapi" ] || bad=1
 	done
 	return $bad
+}
+
+# The calls between embm's kernel files, from the symbols each object of
+# the y kernel defines and uses (nm), KUnit code included: printed as
+# "caller -> callee: symbols", and refused if they form a cycle (tsort).
+t_call_graph() {
+	local objs="" o f sym edges=""
+	declare -A owner
+	local dir
+	for dir in mm arch/x86/events; do
+		objs+=" $(kgit show "embm:$dir/Makefile" | sed -n '/CONFIG_EMBM)/,/[^\\]$/p' |
+			grep -o 'embm_[a-z_]*\.o' | sed "s|^|$dir/|")"
+	done
+	[ -n "${objs// /}" ] || { echo "no embm objects in the Makefiles"; return 1; }
+	for o in $objs; do
+		f=$EMBM_BUILD/obj-y/$o
+		[ -f "$f" ] || { echo "missing $f"; return 1; }
+		for sym in $(nm "$f" | awk '$2 ~ /^[TDBR]$/ { print $3 }'); do
+			owner[$sym]=$(basename "$o" .o)
+		done
+	done
+	for o in $objs; do
+		for sym in $(nm "$EMBM_BUILD/obj-y/$o" | awk '$1 == "U" { print $2 }'); do
+			f=${owner[$sym]:-}
+			[ -n "$f" ] && [ "$f" != "$(basename "$o" .o)" ] &&
+				edges+="$(basename "$o" .o) $f $sym"$'\n'
+		done
+	done
+	awk 'NF { e[$1 " -> " $2] = e[$1 " -> " $2] " " $3 }
+	     END { for (k in e) print k ":" e[k] }' <<<"$edges" | sort
+	awk 'NF { print $1, $2 }' <<<"$edges" | sort -u | tsort >/dev/null
 }
 
 # Report the results in a guest console log: KUnit cases (KTAP from the
@@ -253,6 +287,7 @@ cmd_test() {
 
 	tree_checkout embm
 	t_step "build CONFIG_EMBM=y (+ KUnit)" build_kernel y
+	t_step "no cycle in the calls between embm's kernel files" t_call_graph
 	t_step "build the selftests (static)" build_guest_progs
 	t_step "build CONFIG_EMBM=n" build_kernel n
 	t_step "build CONFIG_EMBM=y with lockdep, KASAN, kmemleak and fault injection" build_kernel debug

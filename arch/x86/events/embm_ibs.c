@@ -21,13 +21,12 @@
 
 #define pr_fmt(fmt) "embm: " fmt
 
+#include <linux/cpufeature.h>
+#include <linux/embm.h>
 #include <linux/perf_event.h>
 #include <linux/unaligned.h>
 #include <asm/amd-ibs.h>
-#include <asm/cpufeature.h>
 #include <asm/msr-index.h>
-
-#include "embm.h"
 
 /**
  * embm_op_from_data_src() - load or store, from perf_mem_data_src.mem_op
@@ -82,20 +81,20 @@ static enum embm_op embm_ibs_op_of(const struct embm_sample *s)
 /**
  * embm_ibs_setup_caps() - the ibs event for a CPU with or without IBS
  * @has_ibs: X86_FEATURE_IBS
- * @cfg:     the session's knobs
+ * @args:    what the session asks for (period)
  * @descs:   filled in
  * @why:     set to the reason
  *
  * Return: 1, or -EOPNOTSUPP without IBS, -EINVAL for a period below 16.
  */
-static int embm_ibs_setup_caps(bool has_ibs, const struct embm_config *cfg,
-			struct embm_event_desc *descs, const char **why)
+static int embm_ibs_setup_caps(bool has_ibs, const struct embm_source_args *args,
+			       struct embm_event_desc *descs, const char **why)
 {
 	if (!has_ibs) {
 		*why = "CPU has no IBS";
 		return -EOPNOTSUPP;
 	}
-	if (cfg->period && cfg->period < 16) {
+	if (args->period && args->period < 16) {
 		*why = "ibs needs a period of 16 or more";
 		return -EINVAL;
 	}
@@ -114,10 +113,10 @@ static int embm_ibs_setup_caps(bool has_ibs, const struct embm_config *cfg,
 	return 1;
 }
 
-static int embm_ibs_setup(const struct embm_config *cfg,
+static int embm_ibs_setup(const struct embm_source_args *args,
 			  struct embm_event_desc *descs, const char **why)
 {
-	return embm_ibs_setup_caps(boot_cpu_has(X86_FEATURE_IBS), cfg, descs, why);
+	return embm_ibs_setup_caps(boot_cpu_has(X86_FEATURE_IBS), args, descs, why);
 }
 
 const struct embm_source embm_src_ibs = {
@@ -133,5 +132,5 @@ const struct embm_source embm_src_ibs = {
 };
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_src_ibs_kunit.h"
+#include "embm_ibs_kunit.h"
 #endif

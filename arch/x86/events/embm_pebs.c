@@ -29,12 +29,11 @@
 
 #define pr_fmt(fmt) "embm: " fmt
 
+#include <linux/embm.h>
 #include <linux/perf_event.h>
+#include <linux/processor.h>
 #include <asm/cpu_device_id.h>
 #include <asm/intel-family.h>
-#include <asm/processor.h>
-
-#include "embm.h"
 
 /**
  * struct embm_pebs_model - what embm uses on one Intel core model
@@ -93,7 +92,7 @@ static struct embm_event_desc embm_pebs_desc(const char *name, u64 config,
  * embm_pebs_setup_vfm() - the pebs events of a CPU model
  * @vfm:    boot_cpu_data.x86_vfm of an Intel CPU, or 0 for any other vendor
  * @hybrid: X86_FEATURE_HYBRID_CPU: P- and E-cores with different PMUs
- * @cfg:    the session's knobs (ldlat)
+ * @args:   what the session asks for (ldlat)
  * @descs:  filled in
  * @why:    set to the model's name, or why there is no pebs here
  *
@@ -101,8 +100,9 @@ static struct embm_event_desc embm_pebs_desc(const char *name, u64 config,
  * not in the table, or refused by it; -EINVAL for an ldlat the model does
  * not take.
  */
-static int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *cfg,
-			struct embm_event_desc *descs, const char **why)
+static int embm_pebs_setup_vfm(u32 vfm, bool hybrid,
+			       const struct embm_source_args *args,
+			       struct embm_event_desc *descs, const char **why)
 {
 	const struct embm_pebs_model *m = NULL;
 	int i, n = 0;
@@ -123,7 +123,7 @@ static int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *c
 		*why = m->refused;
 		return -EOPNOTSUPP;
 	}
-	if (cfg->ldlat && (cfg->ldlat < EMBM_LDLAT_MIN || cfg->ldlat > m->ldlat_max)) {
+	if (args->ldlat && (args->ldlat < EMBM_LDLAT_MIN || args->ldlat > m->ldlat_max)) {
 		*why = "ldlat out of the model's range";
 		return -EINVAL;
 	}
@@ -131,7 +131,7 @@ static int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *c
 	descs[n++] = embm_pebs_desc("loads-l3-miss", 0x20d1, EMBM_OP_LOAD);
 	/* No data source: it would only tell L1 hits from misses. */
 	descs[n++] = embm_pebs_desc("stores", 0x82d0, EMBM_OP_STORE);
-	if (cfg->ldlat) {
+	if (args->ldlat) {
 		if (m->ldlat_aux) {
 			/* Counts, never samples: precise_ip needs a period. */
 			descs[n] = (struct embm_event_desc){
@@ -148,7 +148,7 @@ static int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *c
 		}
 		descs[n] = embm_pebs_desc("loads-latency", 0x1cd, EMBM_OP_LOAD);
 		descs[n].latency_only = true;
-		descs[n].attr.config1 = cfg->ldlat;
+		descs[n].attr.config1 = args->ldlat;
 		descs[n].attr.sample_type |= PERF_SAMPLE_WEIGHT_STRUCT |
 					     PERF_SAMPLE_DATA_SRC;
 		n++;
@@ -157,14 +157,14 @@ static int embm_pebs_setup_vfm(u32 vfm, bool hybrid, const struct embm_config *c
 	return n;
 }
 
-static int embm_pebs_setup(const struct embm_config *cfg,
+static int embm_pebs_setup(const struct embm_source_args *args,
 			   struct embm_event_desc *descs, const char **why)
 {
 	u32 vfm = boot_cpu_data.x86_vendor == X86_VENDOR_INTEL ?
 		  boot_cpu_data.x86_vfm : 0;
 
 	return embm_pebs_setup_vfm(vfm, boot_cpu_has(X86_FEATURE_HYBRID_CPU),
-				   cfg, descs, why);
+				   args, descs, why);
 }
 
 const struct embm_source embm_src_pebs = {
@@ -177,5 +177,5 @@ const struct embm_source embm_src_pebs = {
 };
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_src_pebs_kunit.h"
+#include "embm_pebs_kunit.h"
 #endif

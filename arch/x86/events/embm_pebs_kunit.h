@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of embm_src_pebs.c, included at the end of it (as mm/damon/tests/
+ * KUnit tests of embm_pebs.c, included at the end of it (as mm/damon/tests/
  * are) so that they reach its static functions.
  */
-#ifndef __MM_EMBM_SRC_PEBS_KUNIT_H
-#define __MM_EMBM_SRC_PEBS_KUNIT_H
+#ifndef _ARCH_X86_EVENTS_EMBM_PEBS_KUNIT_H
+#define _ARCH_X86_EVENTS_EMBM_PEBS_KUNIT_H
 
 #include <kunit/test.h>
 
@@ -41,14 +41,14 @@ static void embm_pebs_models_test(struct kunit *test)
 		{ INTEL_GRANITERAPIDS_X,  false, 2048 },
 		{ INTEL_GRANITERAPIDS_D,  false, 2048 },
 	};
-	struct embm_config cfg = { .ldlat = 64 };
+	struct embm_source_args args = { .ldlat = 64 };
 	struct embm_event_desc d[EMBM_MAX_EVENTS];
 	const struct embm_event_desc *e;
 	const char *why;
 	int m, i, n;
 
 	for (m = 0; m < ARRAY_SIZE(models); m++) {
-		n = embm_pebs_setup_vfm(models[m].vfm, false, &cfg, d, &why);
+		n = embm_pebs_setup_vfm(models[m].vfm, false, &args, d, &why);
 		KUNIT_EXPECT_EQ_MSG(test, models[m].aux ? 4 : 3, n, "vfm %#x", models[m].vfm);
 		if (n <= 0)
 			continue;
@@ -58,7 +58,7 @@ static void embm_pebs_models_test(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, (u32)PERF_TYPE_RAW, a->type);
 			KUNIT_EXPECT_EQ(test, 0U, (unsigned int)a->freq);
 			KUNIT_EXPECT_EQ(test, 0U, a->wakeup_events);
-			KUNIT_EXPECT_TRUE(test, embm_perm_attr_covers(a));
+			KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(a));
 			if (d[i].lead) {
 				/* x86_pmu_hw_config(): precise_ip needs sampling. */
 				KUNIT_EXPECT_EQ(test, 0U, (unsigned int)a->precise_ip);
@@ -89,38 +89,38 @@ static void embm_pebs_models_test(struct kunit *test)
 				e[-1].attr.config == 0x8203);
 		KUNIT_EXPECT_FALSE(test, d[n - 1].lead);
 		/* ldlat within the model's range. */
-		cfg.ldlat = models[m].ldlat_max;
-		KUNIT_EXPECT_LT(test, 0, embm_pebs_setup_vfm(models[m].vfm, false, &cfg, d, &why));
-		cfg.ldlat = models[m].ldlat_max + 1;
+		args.ldlat = models[m].ldlat_max;
+		KUNIT_EXPECT_LT(test, 0, embm_pebs_setup_vfm(models[m].vfm, false, &args, d, &why));
+		args.ldlat = models[m].ldlat_max + 1;
 		KUNIT_EXPECT_EQ(test, -EINVAL,
-				embm_pebs_setup_vfm(models[m].vfm, false, &cfg, d, &why));
-		cfg.ldlat = 0;
-		KUNIT_EXPECT_EQ(test, 2, embm_pebs_setup_vfm(models[m].vfm, false, &cfg, d, &why));
-		cfg.ldlat = 64;
+				embm_pebs_setup_vfm(models[m].vfm, false, &args, d, &why));
+		args.ldlat = 0;
+		KUNIT_EXPECT_EQ(test, 2, embm_pebs_setup_vfm(models[m].vfm, false, &args, d, &why));
+		args.ldlat = 64;
 	}
 
 	/* Refused with a reason: another vendor (0), clients, E-cores, hybrids. */
-	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_pebs_setup_vfm(0, false, &cfg, d, &why));
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_pebs_setup_vfm(0, false, &args, d, &why));
 	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP,
-			embm_pebs_setup_vfm(INTEL_ALDERLAKE, false, &cfg, d, &why));
+			embm_pebs_setup_vfm(INTEL_ALDERLAKE, false, &args, d, &why));
 	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP,
-			embm_pebs_setup_vfm(INTEL_ATOM_CRESTMONT_X, false, &cfg, d, &why));
+			embm_pebs_setup_vfm(INTEL_ATOM_CRESTMONT_X, false, &args, d, &why));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "sierra-forest"));
 	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP,
-			embm_pebs_setup_vfm(INTEL_SAPPHIRERAPIDS_X, true, &cfg, d, &why));
+			embm_pebs_setup_vfm(INTEL_SAPPHIRERAPIDS_X, true, &args, d, &why));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "hybrid"));
 }
 
-static struct kunit_case embm_src_pebs_test_cases[] = {
+static struct kunit_case embm_pebs_test_cases[] = {
 	KUNIT_CASE(embm_pebs_models_test),
 	{}
 };
 
-static struct kunit_suite embm_src_pebs_test_suite = {
-	.name = "embm_src_pebs",
-	.test_cases = embm_src_pebs_test_cases,
+static struct kunit_suite embm_pebs_test_suite = {
+	.name = "embm_pebs",
+	.test_cases = embm_pebs_test_cases,
 };
 
-kunit_test_suite(embm_src_pebs_test_suite);
+kunit_test_suite(embm_pebs_test_suite);
 
-#endif /* __MM_EMBM_SRC_PEBS_KUNIT_H */
+#endif /* _ARCH_X86_EVENTS_EMBM_PEBS_KUNIT_H */

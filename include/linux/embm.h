@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * embm: the interface between embm (mm/embm_*.c) and its sources of
+ * memory-access samples.  A source says which perf events to open on each
+ * CPU for this machine (struct embm_source); the architecture's sources
+ * and their per-model tables live under arch/ (Intel PEBS and AMD IBS in
+ * arch/x86/events/embm_*.c), the page-fault source in mm/.  The sampler
+ * calls a source's setup() at session start and its op_of() on samples;
+ * nothing else of embm is visible to a source.
+ *
+ * See Documentation/mm/embm.rst.
+ */
+#ifndef _LINUX_EMBM_H
+#define _LINUX_EMBM_H
+
+#include <linux/bits.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+#include <uapi/linux/embm.h>
+
+/* What a sample says the access was: bits, as an op may load and store. */
+enum embm_op {
+	EMBM_OP_ANY		= 0,	/* unknown: a page fault, no data source */
+	EMBM_OP_LOAD		= BIT(0),
+	EMBM_OP_STORE		= BIT(1),
+	EMBM_OP_LOAD_STORE	= EMBM_OP_LOAD | EMBM_OP_STORE,
+};
+
+/**
+ * struct embm_sample - what embm keeps of a PERF_RECORD_SAMPLE
+ * @id:		PERF_SAMPLE_IDENTIFIER: which event wrote it.
+ * @pid:	process id (in the initial pid namespace).
+ * @tid:	thread id.
+ * @time:	perf clock.
+ * @addr:	virtual data address, 0 if none.
+ * @cpu:	CPU that took the sample.
+ * @period:	accesses the sample stands for.
+ * @weight:	latency in core cycles, 0 if the source gives none.
+ * @data_src:	perf_mem_data_src bits, 0 if none.
+ * @phys:	physical data address, 0 if none.
+ * @raw:	PERF_SAMPLE_RAW's data, inside the record (valid while the
+ *		record is); NULL if none.
+ * @raw_size:	its size in bytes, the padding perf adds included.
+ */
+struct embm_sample {
+	u64 id;
+	u32 pid, tid;
+	u64 time;
+	u64 addr;
+	u32 cpu;
+	u64 period;
+	u64 weight;
+	u64 data_src;
+	u64 phys;
+	const void *raw;
+	u32 raw_size;
+};
+
+/*
+ * The sample_type every embm event uses; sources may add WEIGHT_STRUCT,
+ * DATA_SRC and RAW (all within large PEBS's flags but RAW, which only IBS
+ * asks for).
+ */
+#define EMBM_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
+				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+				 PERF_SAMPLE_PHYS_ADDR)
+#define EMBM_SAMPLE_TYPE_MAX	(EMBM_SAMPLE_TYPE | PERF_SAMPLE_WEIGHT_STRUCT | \
+				 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_RAW)
+
+#define EMBM_MAX_EVENTS	8	/* event kinds a source opens on each CPU */
+
+/**
+ * struct embm_event_desc - one kind of event a source opens on every CPU
+ * @name:	for reports, e.g. "loads-local-dram".
+ * @attr:	the attributes; embm fills in disabled, inherit, sample_type
+ *		bits it needs and the period.
+ * @op:		what its samples are, when the event itself says so.
+ * @store:	takes the store period rather than the load period.
+ * @latency_only: its samples add to latency, not to access counts (they
+ *		are also counted by another event).
+ * @lead:	counts without sampling and leads, on each CPU and thread,
+ *		the group of the next descriptor's event (perf mem's
+ *		mem-loads-aux in front of the load-latency event).
+ */
+struct embm_event_desc {
+	const char *name;
+	struct perf_event_attr attr;
+	enum embm_op op;
+	bool store;
+	bool latency_only;
+	bool lead;
+};
+
+/**
+ * struct embm_source_args - what a session asks of a source
+ * @period:	  sample period of loads (or of all samples); 0: the
+ *		  source's default.
+ * @store_period: sample period of stores; 0: the source's default.
+ * @ldlat:	  load-latency threshold in cycles; 0: no load-latency event.
+ */
+struct embm_source_args {
+	u64 period;
+	u64 store_period;
+	u64 ldlat;
+};
+
+/**
+ * struct embm_source - a source of memory-access samples
+ * @name:	  "pebs", "ibs", "swfault".
+ * @period:	  default load (or all-sample) period.
+ * @store_period: default store period.
+ * @period_align: periods are rounded up to a multiple of this (0, 1: any).
+ * @setup:	  fill @descs for this machine and @args; return how many or
+ *		  a negative errno and set *@why to a reason that fits in a
+ *		  line.  Called at session start, process context.
+ * @op_of:	  classify a sample as load, store or both when the event
+ *		  does not say (from its data_src or raw data); may be NULL.
+ * @semantics:	  what a sample, "loads", "stores", "accesses" and the
+ *		  latency mean for this source, in a line: for the reports.
+ * @share_mem:	  every sample has a data source: node shares are of the
+ *		  samples served by memory (else of those not served by a
+ *		  cache).
+ *
+ * A source that cannot work here fails @setup, or its events fail to be
+ * created; the automatic choice then moves to the next source.
+ */
+struct embm_source {
+	const char *name;
+	u64 period;
+	u64 store_period;
+	u32 period_align;
+	int (*setup)(const struct embm_source_args *args,
+		     struct embm_event_desc *descs, const char **why);
+	enum embm_op (*op_of)(const struct embm_sample *s);
+	const char *semantics;
+	bool share_mem;
+};
+
+/**
+ * embm_source_attr_ok() - may a source's event have these attributes?
+ * @attr: attributes a source asks for
+ *
+ * embm checks a session's permissions as perf_event_open() would for an
+ * event that samples physical addresses and may sample the kernel
+ * (mm/embm_perm.c).  perf checks more for namespaces, text_poke, sigtrap
+ * and PERF_SAMPLE_REGS_INTR, which embm never needs, and embm parses no
+ * sample type beyond EMBM_SAMPLE_TYPE_MAX: a source asks for neither.
+ *
+ * Context: any.
+ * Return: true if embm's checks are perf's for @attr.
+ */
+static inline bool embm_source_attr_ok(const struct perf_event_attr *attr)
+{
+	return !(attr->sample_type & ~EMBM_SAMPLE_TYPE_MAX) &&
+	       !attr->namespaces && !attr->text_poke && !attr->sigtrap;
+}
+
+/* Intel PEBS and AMD IBS: arch/x86/events/embm_{pebs,ibs}.c. */
+extern const struct embm_source embm_src_pebs;
+extern const struct embm_source embm_src_ibs;
+/* Page faults, on every architecture: mm/embm_src_swfault.c. */
+extern const struct embm_source embm_src_swfault;
+
+#endif /* _LINUX_EMBM_H */
