@@ -33,8 +33,11 @@ cmd_patch() {
 	done
 	tree_series
 	patch_combined >"$out" || die "cannot write $out"
-	rm -rf "$dir" && mkdir -p "$dir"
+	# DIR may be the user's: only the series' own NNNN-*.patch files of
+	# an earlier export are removed, never the directory or anything else.
+	mkdir -p "$dir" || die "cannot create $dir"
+	rm -f "$dir"/[0-9][0-9][0-9][0-9]-*.patch
 	quiet kgit format-patch -q -o "$(realpath "$dir")" pristine..embm ||
 		die "format-patch failed"
-	log "wrote $out ($(grep -c '^diff --git' "$out") files) and $(ls "$dir" | wc -l) patches in $dir"
+	log "wrote $out ($(grep -c '^diff --git' "$out") files) and $(ls "$dir"/[0-9][0-9][0-9][0-9]-*.patch | wc -l) patches in $dir"
 }

@@ -170,6 +170,21 @@ t_syscall_numbers() {
 	return $bad
 }
 
+# 'scripts/embm patch -d DIR' into a directory that holds other files
+# leaves them, and the directory, in place, and replaces the old series.
+t_patch_dir() {
+	local d rc=0
+	d=$(mktemp -d)
+	echo keep >"$d/user-file"
+	echo stale >"$d/0042-old.patch"
+	cmd_patch -o "$d/one.patch" -d "$d" || rc=1
+	[ -f "$d/user-file" ] || { echo "patch -d removed a file it did not write"; rc=1; }
+	[ ! -e "$d/0042-old.patch" ] || { echo "patch -d kept an old series patch"; rc=1; }
+	ls "$d"/0001-*.patch >/dev/null || { echo "patch -d wrote no series"; rc=1; }
+	rm -rf "$d"
+	return $rc
+}
+
 # The calls between embm's kernel files, from the symbols each object of
 # the y kernel defines and uses (nm), KUnit code included: printed as
 # "caller -> callee: symbols", and refused if they form a cycle (tsort).
@@ -271,6 +286,7 @@ cmd_test() {
 
 	t_step "the series files cover the overlay" series_check
 	t_step "export the patch and the series" cmd_patch
+	t_step "patch -d DIR keeps what it did not write" t_patch_dir
 	t_step "embm's rst pages build with Sphinx, no warning" t_docs_rst
 	t_step "kernel-doc -Wall on every embm kernel file: no warning" t_kernel_doc
 	for p in "$EMBM_BUILD"/patches/*.patch; do
