@@ -49,8 +49,8 @@
  * @stop_ns:	ktime_get_ns() at end, 0 while running.
  * @config:	the knobs as the session started with them.
  * @sampler:	ksamplingd and its events while running, else NULL.
- * @status:	the sampler's last status once it stopped (and why a start
- *		failed); kept with @stats.
+ * @status:	room for the sampler's status, filled in when it stops;
+ *		kept with @stats.
  * @stats:	the results, referenced; kept after the end until the next
  *		start.
  *

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers of embm's KUnit tests that read records a real perf writer made
- * (embm_record_kunit.h, embm_src_ibs_kunit.h)
+ * (embm_record_kunit.h), and data sources as the drivers build them
+ * (embm_record_kunit.h, embm_stats_kunit.h)
  */
 #ifndef __MM_EMBM_KUNIT_H
 #define __MM_EMBM_KUNIT_H

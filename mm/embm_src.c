@@ -3,7 +3,8 @@
  * embm: the sources of samples, in the order the automatic choice tries
  * them: the precise hardware sources first, the page-fault source last, as
  * it works everywhere but sees only first touches.  Each source is in its
- * own file (embm_src_*.c); read-only data, any context.
+ * own file: PEBS and IBS in arch/x86/events/embm_{pebs,ibs}.c, swfault in
+ * embm_src_swfault.c.  Read-only data, any context.
  */
 
 #include "embm.h"

@@ -73,8 +73,8 @@ struct embm_sample {
 /**
  * struct embm_event_desc - one kind of event a source opens on every CPU
  * @name:	for reports, e.g. "loads-local-dram".
- * @attr:	the attributes; embm fills in disabled, inherit, sample_type
- *		bits it needs and the period.
+ * @attr:	the attributes; embm fills in size, disabled, inherit and
+ *		the period.
  * @op:		what its samples are, when the event itself says so.
  * @store:	takes the store period rather than the load period.
  * @latency_only: its samples add to latency, not to access counts (they
