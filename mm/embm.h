@@ -244,7 +244,6 @@ struct embm_node_stats {
  *		over the CPUs of each thread, summed over the threads.
  * @running:	time on the PMU, likewise: below @enabled when another
  *		perf user or other events left no counter.
- * @samples:	samples read from it.
  * @lead:	a counting group leader (no samples of its own).
  */
 struct embm_kind_stats {
@@ -252,7 +251,6 @@ struct embm_kind_stats {
 	u64 count;
 	u64 enabled;
 	u64 running;
-	u64 samples;
 	bool lead;
 };
 
@@ -274,6 +272,7 @@ struct embm_hot;
  * @no_phys:	samples without a physical address.
  * @bad_pfn:	samples whose pfn has no struct page.
  * @cache:	samples a data source said a cache served.
+ * @kind_samples: samples by the event kind that took them.
  *
  * Written by embm_stats.c alone (embm_stats_add()), under @lock; what the
  * sampler knows of itself is in struct embm_sampler_status.
@@ -291,6 +290,7 @@ struct embm_stats {
 	u64 no_phys;
 	u64 bad_pfn;
 	u64 cache;
+	u64 kind_samples[EMBM_MAX_EVENTS];
 };
 
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
@@ -356,8 +356,10 @@ unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
  * @nr_kinds:	how many kinds the source opened.
  * @cpus:	CPUs that had events during the session.
  *
- * Written by embm_sampler.c alone, under the sampler's lock; others get a
- * copy (embm_sampler_read_status()), and the final one at the end.
+ * Written by embm_sampler.c alone: by whichever of the starter, ksamplingd
+ * and the stopper runs the session's events at the time.  ksamplingd
+ * publishes a copy after each round (every EMBM_DRAIN_MS), which readers
+ * get with embm_sampler_read_status(); the final one comes with the stop.
  */
 struct embm_sampler_status {
 	const struct embm_source *source;
@@ -466,8 +468,12 @@ void embm_view_free(struct embm_view *v);
 
 const char *embm_state_name(enum embm_state state);
 u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_stats *ns);
+/* Room for a line of the per-node table: 13 numbers of up to 20 digits. */
+#define EMBM_REPORT_LINE	320
+
+u64 embm_report_share_basis(const struct embm_view *v);
 void embm_report_nodes_header(struct seq_buf *sb);
-void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid);
+void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u64 basis);
 void embm_report_summary(const struct embm_view *v);
 
 #endif /* __MM_EMBM_H */

@@ -386,8 +386,9 @@ void embm_view_free(struct embm_view *v)
  * exist, the LSMs may also say whether samples are read, as on a perf
  * fd.  With no session there is nothing to hide.
  *
- * Context: process; takes embm_lock.
- * Return: 0, -EINTR on a signal, -EACCES or an LSM's errno.
+ * Context: process; takes embm_lock, then the sampler's lock, both
+ * interruptibly.
+ * Return: 0, -ERESTARTSYS on a signal, -EACCES or an LSM's errno.
  */
 int embm_session_may_read(unsigned long *gen)
 {
@@ -409,9 +410,10 @@ int embm_session_may_read(unsigned long *gen)
  * embm_session_view() - the session as it is now, for a reader
  * @gen: the generation embm_session_may_read() gave
  *
- * Context: process; takes embm_lock, interruptibly.
+ * Context: process; takes embm_lock interruptibly, then the sampler's
+ * pub_lock for a copy of its status.
  * Return: a view to free with embm_view_free(); ERR_PTR(-ESTALE) when
- * another session started since, ERR_PTR(-EINTR) on a signal,
+ * another session started since, ERR_PTR(-ERESTARTSYS) on a signal,
  * ERR_PTR(-ENOMEM).
  */
 struct embm_view *embm_session_view(unsigned long gen)
@@ -456,8 +458,15 @@ static void embm_session_report(struct embm_view *v)
 	embm_view_free(v);
 }
 
-static atomic_long_t embm_exited_gen;
-static atomic_t embm_exited_who;
+/*
+ * The generation of the session whose target or starter exited, shifted
+ * left by two, with the enum embm_exit in the low bits: one word, so that
+ * a work function that reads it sees a pair that was written together.
+ */
+static atomic_long_t embm_exited;
+
+#define EMBM_EXIT_BITS	2
+#define EMBM_EXIT_MASK	(BIT(EMBM_EXIT_BITS) - 1)
 
 /*
  * End the session whose ksamplingd saw its target or starter exit.  It
@@ -465,12 +474,13 @@ static atomic_t embm_exited_who;
  */
 static void embm_exit_workfn(struct work_struct *work)
 {
+	unsigned long exited = atomic_long_read(&embm_exited);
 	struct embm_view *v = NULL;
 
 	mutex_lock(&embm_lock);
 	if (embm_session.state == EMBM_RUNNING &&
-	    embm_session.gen == atomic_long_read(&embm_exited_gen)) {
-		switch (atomic_read(&embm_exited_who)) {
+	    exited >> EMBM_EXIT_BITS == (embm_session.gen << EMBM_EXIT_BITS) >> EMBM_EXIT_BITS) {
+		switch (exited & EMBM_EXIT_MASK) {
 		case EMBM_EXIT_TARGET:
 			v = __embm_session_stop(EMBM_EXITED, "target_exit");
 			break;
@@ -496,12 +506,14 @@ static DECLARE_WORK(embm_exit_work, embm_exit_workfn);
  * their file: a launcher killed with SIGKILL leaves no session behind.
  *
  * Context: ksamplingd; does not sleep or take embm_lock.  queue_work()
- * orders the stores before it with the work function's reads.
+ * orders the store with the reads of the work function it queues; one
+ * that already runs reads a whole word, of this call or of an older one
+ * (whose generation no longer matches).
  */
 static void embm_session_exited(void *data, enum embm_exit who)
 {
-	atomic_set(&embm_exited_who, who);
-	atomic_long_set(&embm_exited_gen, (unsigned long)data);
+	atomic_long_set(&embm_exited,
+			((unsigned long)data << EMBM_EXIT_BITS) | (who & EMBM_EXIT_MASK));
 	queue_work(system_unbound_wq, &embm_exit_work);
 }
 

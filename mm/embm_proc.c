@@ -6,9 +6,12 @@
  * layout changes), then one record a line, fields separated by spaces, a
  * header line naming them.  The node under study comes first and is
  * marked "*".  A read takes a view of the session (embm_session_view(),
- * which holds the session's lock only to copy it), then the results' lock,
- * interruptibly, so that what it prints is one consistent snapshot of the
- * results; process context.  Who may read: see embm_proc_open().
+ * which holds the session's lock only to copy it, with the status
+ * ksamplingd last published), then the results' lock, interruptibly, so
+ * that the results it prints are one consistent snapshot.  While a session
+ * runs, the sampler's figures (lost, periods, event counts) may be one
+ * round of ksamplingd (about EMBM_DRAIN_MS) older than the results.
+ * Process context.  Who may read: see embm_proc_open().
  */
 
 #define pr_fmt(fmt) "embm: " fmt
@@ -42,8 +45,8 @@ static unsigned long embm_proc_gen(const struct seq_file *m)
 /*
  * Begin a read: "version", then the view, its results locked.  *@v is
  * NULL when there are no results (only "state" is printed then, nothing
- * stays locked).  Return: 0; -EINTR when a signal came while a start or an
- * end held a lock; -ESTALE when another session started since the open;
+ * stays locked).  Return: 0; -ERESTARTSYS when a signal came while a start
+ * or an end held a lock; -ESTALE when another session started since the open;
  * -ENOMEM.  Readers never wait uninterruptibly behind a start or an end.
  */
 static int embm_proc_begin(struct seq_file *m, struct embm_view **v)
@@ -110,7 +113,8 @@ static u64 embm_running_permille(const struct embm_kind_stats *k)
  * accesses are then scaled up), and the samples read.  Then how many
  * kinds ran less than all of their time.
  */
-static void embm_show_kinds(struct seq_file *m, const struct embm_sampler_status *ss)
+static void embm_show_kinds(struct seq_file *m, const struct embm_sampler_status *ss,
+			    const struct embm_stats *st)
 {
 	unsigned int starved = 0;
 	int k;
@@ -122,7 +126,7 @@ static void embm_show_kinds(struct seq_file *m, const struct embm_sampler_status
 		seq_printf(m, "event %s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu leader %d\n",
 			   ks->name, ks->count, div_u64(ks->enabled, NSEC_PER_MSEC),
 			   div_u64(ks->running, NSEC_PER_MSEC), pm / 10, pm % 10,
-			   ks->samples, ks->lead);
+			   st->kind_samples[k], ks->lead);
 		starved += ks->running < ks->enabled;
 	}
 	seq_printf(m, "kinds_multiplexed %u\n", starved);
@@ -200,7 +204,7 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "cache_served %llu\n", st->cache);
 	seq_printf(m, "share_basis %llu\n",
 		   embm_stats_share_basis(st, ss->source && ss->source->share_mem));
-	embm_show_kinds(m, ss);
+	embm_show_kinds(m, ss, st);
 	embm_proc_end(v);
 	return 0;
 }
@@ -208,9 +212,10 @@ static int embm_status_show(struct seq_file *m, void *p)
 static int embm_nodes_show(struct seq_file *m, void *p)
 {
 	struct embm_view *v;
+	char line[EMBM_REPORT_LINE];
 	int *order, n, i, err;
-	char line[192];
 	struct seq_buf sb;
+	u64 basis;
 
 	err = embm_proc_begin_nodes(m, &v, &order, &n);
 	if (err || !v)
@@ -218,9 +223,10 @@ static int embm_nodes_show(struct seq_file *m, void *p)
 	seq_buf_init(&sb, line, sizeof(line));
 	embm_report_nodes_header(&sb);
 	seq_printf(m, "%s\n", seq_buf_str(&sb));
+	basis = embm_report_share_basis(v);
 	for (i = 0; i < n; i++) {
 		seq_buf_clear(&sb);
-		embm_report_node(&sb, v, order[i]);
+		embm_report_node(&sb, v, order[i], basis);
 		seq_printf(m, "%s\n", seq_buf_str(&sb));
 	}
 	kvfree(order);

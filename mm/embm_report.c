@@ -60,6 +60,17 @@ u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_st
 }
 
 /**
+ * embm_report_share_basis() - what the node shares of a view are of
+ * @v: a view with results; caller holds v->stats->lock
+ *
+ * Return: embm_stats_share_basis() with the view's source.
+ */
+u64 embm_report_share_basis(const struct embm_view *v)
+{
+	return embm_stats_share_basis(v->stats, embm_view_share_mem(v));
+}
+
+/**
  * embm_report_nodes_header() - the header line of the per-node table
  * @sb: where it goes
  *
@@ -73,22 +84,21 @@ void embm_report_nodes_header(struct seq_buf *sb)
 
 /**
  * embm_report_node() - one line of the per-node table
- * @sb:	 where it goes
- * @v:	 a view with results; caller holds v->stats->lock
- * @nid: a node of the results
+ * @sb:	   where it goes
+ * @v:	   a view with results; caller holds v->stats->lock
+ * @nid:   a node of the results
+ * @basis: embm_report_share_basis() of the view, for the share column
  *
  * Fields as embm_report_nodes_header() names them; the node under study
  * is marked "*" in the study column.
  *
  * Context: process.
  */
-void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid)
+void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u64 basis)
 {
 	const struct embm_stats *st = v->stats;
 	const struct embm_node_stats *ns = &st->node[nid];
-	bool mem = embm_view_share_mem(v);
-	u64 share = embm_share(embm_stats_share_part(ns, mem),
-			       embm_stats_share_basis(st, mem));
+	u64 share = embm_share(embm_stats_share_part(ns, embm_view_share_mem(v)), basis);
 
 	seq_buf_printf(sb, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s %llu %llu",
 		       nid, embm_tier_name(st->tier[nid]), ns->samples,
@@ -122,9 +132,10 @@ void embm_report_summary(const struct embm_view *v)
 {
 	const struct embm_sampler_status *ss = &v->status;
 	struct embm_stats *st = v->stats;
-	char line[192];
+	char line[EMBM_REPORT_LINE];
 	struct seq_buf sb;
 	int *order, n, i;
+	u64 basis;
 
 	if (!st || !__ratelimit(&embm_summary_rs))
 		return;
@@ -133,8 +144,8 @@ void embm_report_summary(const struct embm_view *v)
 		return;
 	seq_buf_init(&sb, line, sizeof(line));
 	mutex_lock(&st->lock);
-	pr_info("session %s: target %d, node %d, %llu ms, source %s, period %llu\n",
-		embm_state_name(v->state), v->target_nr, v->node,
+	pr_info("session %lu %s: target %d, node %d, %llu ms, source %s, period %llu\n",
+		v->gen, embm_state_name(v->state), v->target_nr, v->node,
 		div_u64(v->elapsed_ns, NSEC_PER_MSEC),
 		ss->source ? ss->source->name : "-", ss->period);
 	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
@@ -154,8 +165,9 @@ void embm_report_summary(const struct embm_view *v)
 	embm_report_nodes_header(&sb);
 	embm_report_line(&sb);
 	n = embm_stats_node_order(st, v->node, order);
+	basis = embm_report_share_basis(v);
 	for (i = 0; i < n; i++) {
-		embm_report_node(&sb, v, order[i]);
+		embm_report_node(&sb, v, order[i], basis);
 		embm_report_line(&sb);
 	}
 	mutex_unlock(&st->lock);

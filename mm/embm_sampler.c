@@ -82,9 +82,13 @@ struct embm_cpu {
 /**
  * struct embm_sampler - ksamplingd and what it owns
  * @thread:	 ksamplingd.
- * @lock:	 protects @status, and the events of @cpu against readers
- *		 (embm_sampler_perm_read()); taken before the results' lock.
- * @status:	 what the sampler says of itself; written under @lock.
+ * @lock:	 held while the events of @cpu change, against
+ *		 embm_sampler_perm_read(); taken before the results' lock.
+ * @status:	 what the sampler says of itself, written by the one who
+ *		 runs the events (the starter, ksamplingd, the stopper).
+ * @pub_lock:	 protects @published; held only to copy it.
+ * @published:	 a copy of @status, made by ksamplingd after each round,
+ *		 for readers (embm_sampler_read_status()).
  * @exited_fn:	 told once when the target or the starter exits.
  * @exited_data: its argument.
  * @target:	 thread-group pid of the target, NULL system-wide.
@@ -124,6 +128,8 @@ struct embm_sampler {
 	struct task_struct *thread;
 	struct mutex lock;	/* see above */
 	struct embm_sampler_status status;
+	spinlock_t pub_lock;	/* see above */
+	struct embm_sampler_status *published;
 	embm_exit_fn exited_fn;
 	void *exited_data;
 	struct pid *target;
@@ -613,7 +619,6 @@ static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 		op = d->op;
 		if (op == EMBM_OP_ANY && s->src->op_of)
 			op = s->src->op_of(&sample);
-		ss->kind[d - s->descs].samples++;
 		embm_stats_add(s->st, &sample, d - s->descs, op, d->latency_only);
 		break;
 	case PERF_RECORD_LOST:
@@ -820,6 +825,18 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run
 				 embm_align_period(s, max(store / 2, s->base_store)));
 }
 
+/*
+ * Copy the status for readers: they never wait for ksamplingd's work (a
+ * CPU that came online can take long to get its events), only for this
+ * copy.  Context: the status's writer; takes pub_lock.
+ */
+static void embm_publish_status(struct embm_sampler *s)
+{
+	spin_lock(&s->pub_lock);
+	*s->published = s->status;
+	spin_unlock(&s->pub_lock);
+}
+
 /* Has the process of @tgid (NULL: none) exited, all its threads? */
 static bool ksamplingd_gone(struct pid *tgid)
 {
@@ -854,10 +871,12 @@ static int ksamplingd(void *data)
 		if (target_gone || owner_gone) {
 			/* Drain what the last threads wrote, then let the core end it. */
 			embm_drain_all(s);
+			embm_publish_status(s);
 			s->exited_fn(s->exited_data, !owner_gone ? EMBM_EXIT_TARGET :
 				     target_gone ? EMBM_EXIT_BOTH : EMBM_EXIT_STARTER);
 			break;
 		}
+		embm_publish_status(s);
 		schedule_timeout_interruptible(msecs_to_jiffies(EMBM_DRAIN_MS));
 	}
 	/* Wait for kthread_stop(). */
@@ -1282,6 +1301,7 @@ static void embm_sampler_free(struct embm_sampler *s)
 	free_cpumask_var(s->cpus_gone);
 	free_cpumask_var(s->cpus_new);
 	kfree(s->scratch);
+	kfree(s->published);
 	kvfree(s->readings);
 	kfree(s->cpu);
 	xa_destroy(&s->ids);
@@ -1334,6 +1354,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&s->lock);
+	spin_lock_init(&s->pub_lock);
 	xa_init(&s->ids);
 	embm_mlock_init(&s->mlock);
 	s->exited_fn = exited;
@@ -1346,7 +1367,9 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	err = -ENOMEM;
 	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
 	s->scratch = kmalloc(EMBM_SCRATCH, GFP_KERNEL);
-	if (!s->cpu || !s->scratch || !zalloc_cpumask_var(&s->cpus_new, GFP_KERNEL) ||
+	s->published = kzalloc(sizeof(*s->published), GFP_KERNEL);
+	if (!s->cpu || !s->scratch || !s->published ||
+	    !zalloc_cpumask_var(&s->cpus_new, GFP_KERNEL) ||
 	    !zalloc_cpumask_var(&s->cpus_gone, GFP_KERNEL))
 		goto out_free;
 	if (s->target) {
@@ -1363,6 +1386,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	}
 	get_task_struct(s->thread);
 	spin_lock(&embm_active_lock);
+	WARN_ON_ONCE(embm_active);	/* the caller serialises sessions */
 	embm_active = s;
 	spin_unlock(&embm_active_lock);
 
@@ -1380,6 +1404,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	mutex_lock(&s->lock);
 	embm_count_events(s);
 	mutex_unlock(&s->lock);
+	embm_publish_status(s);
 
 	spin_lock(&embm_active_lock);
 	s->running = true;
@@ -1404,20 +1429,23 @@ out_free:
 }
 
 /**
- * embm_sampler_read_status() - a copy of the sampler's status
+ * embm_sampler_read_status() - the sampler's status, as last published
  * @s:	    a running sampler
  * @status: filled in
  *
- * Context: process; takes the sampler's lock, which ksamplingd holds
- * while it drains a buffer or follows a CPU.  The caller keeps @s from
- * being stopped meanwhile.
+ * ksamplingd publishes its status after each round, every EMBM_DRAIN_MS
+ * or so; the copy may be that much older than the results.
+ *
+ * Context: process or atomic; takes the sampler's pub_lock (a spinlock,
+ * held only for the copy).  The caller keeps @s from being stopped
+ * meanwhile.
  */
 void embm_sampler_read_status(struct embm_sampler *s,
 			      struct embm_sampler_status *status)
 {
-	mutex_lock(&s->lock);
-	*status = s->status;
-	mutex_unlock(&s->lock);
+	spin_lock(&s->pub_lock);
+	*status = *s->published;
+	spin_unlock(&s->pub_lock);
 }
 
 /**
@@ -1452,15 +1480,18 @@ void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *statu
  * The LSM check perf_mmap() and read() make on an event
  * (security_perf_event_read()), asked on one of the session's events.
  *
- * Context: process; takes the sampler's lock.  The caller keeps @s from
- * being stopped meanwhile.
- * Return: 0 or the LSM's errno.
+ * Context: process; takes the sampler's lock, interruptibly (ksamplingd
+ * holds it while a CPU that came online gets its events).  The caller
+ * keeps @s from being stopped meanwhile.
+ * Return: 0, -ERESTARTSYS on a signal, or the LSM's errno.
  */
 int embm_sampler_perm_read(struct embm_sampler *s)
 {
-	int cpu, err = 0;
+	int cpu, err;
 
-	mutex_lock(&s->lock);
+	err = embm_lock_interruptible(&s->lock);
+	if (err)
+		return err;
 	for_each_possible_cpu(cpu) {
 		if (s->cpu[cpu].nr_events) {
 			err = security_perf_event_read(s->cpu[cpu].evs[0].event);
@@ -1478,7 +1509,11 @@ static int __init embm_sampler_init(void)
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mm/embm:online",
 					embm_cpu_online, embm_cpu_offline);
-	return ret < 0 ? ret : 0;
+	if (ret < 0) {
+		pr_err("cannot follow CPU hotplug: %d\n", ret);
+		return ret;
+	}
+	return 0;
 }
 late_initcall(embm_sampler_init);
 

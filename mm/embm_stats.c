@@ -388,6 +388,8 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	lockdep_assert_held(&st->lock);
 
 	st->samples++;
+	if (kind >= 0 && kind < EMBM_MAX_EVENTS)
+		st->kind_samples[kind]++;
 	if (!s->phys) {
 		st->no_phys++;
 		return;

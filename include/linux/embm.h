@@ -144,15 +144,19 @@ struct embm_source {
  * embm checks a session's permissions as perf_event_open() would for an
  * event that samples physical addresses and may sample the kernel
  * (mm/embm_perm.c).  perf checks more for namespaces, text_poke, sigtrap
- * and PERF_SAMPLE_REGS_INTR, which embm never needs, and embm parses no
- * sample type beyond EMBM_SAMPLE_TYPE_MAX: a source asks for neither.
+ * and PERF_SAMPLE_REGS_INTR, and for tracepoint raw data, which embm never
+ * needs; embm parses no sample type beyond EMBM_SAMPLE_TYPE_MAX.  A source
+ * asks for hardware, raw or software events within these bounds only; the
+ * sampler refuses others (with a warning: a source's bug).
  *
  * Context: any.
  * Return: true if embm's checks are perf's for @attr.
  */
 static inline bool embm_source_attr_ok(const struct perf_event_attr *attr)
 {
-	return !(attr->sample_type & ~EMBM_SAMPLE_TYPE_MAX) &&
+	return (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_RAW ||
+		attr->type == PERF_TYPE_SOFTWARE) &&
+	       !(attr->sample_type & ~EMBM_SAMPLE_TYPE_MAX) &&
 	       !attr->namespaces && !attr->text_poke && !attr->sigtrap;
 }
 
