@@ -55,8 +55,8 @@ const char *embm_tier_name(enum embm_tier tier)
  * embm_tier_of() - the tier rule
  * @has_cpu:	   the node has CPUs
  * @top_tier:	   the node is in the top memory tier
- * @in_cxl_window: some of the node's memory lies in a CXL window
- *		   (IORES_DESC_CXL)
+ * @in_cxl_window: some of the node's online System RAM lies in a CXL
+ *		   window (IORES_DESC_CXL)
  *
  * A CXL window makes a node ``cxl``.  Without one, a node with memory but
  * no CPUs, or below the top memory tier, is ``far``: how a CXL expander
@@ -74,33 +74,50 @@ static enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_wind
 	return EMBM_TIER_DRAM;
 }
 
-struct embm_pfn_range {
-	unsigned long start, end;	/* [start, end) */
-};
-
-static int embm_cxl_overlaps(struct resource *res, void *arg)
+/*
+ * Online System RAM in a CXL window: mark the nodes its sections belong
+ * to.  A section is all of one node; pages of a ZONE_DEVICE namespace
+ * (devdax, fsdax) are not System RAM and never count, however far the
+ * span of the node they are given to reaches.
+ */
+static int embm_cxl_ram(unsigned long pfn, unsigned long nr_pages, void *arg)
 {
-	struct embm_pfn_range *r = arg;
+	unsigned long end = pfn + nr_pages;
+	nodemask_t *nodes = arg;
+	struct page *page;
 
-	/* Non-zero stops the walk: the node touches this window. */
-	return PHYS_PFN(res->start) < r->end && PHYS_PFN(res->end) >= r->start;
+	for (; pfn < end; pfn = ALIGN(pfn + 1, PAGES_PER_SECTION)) {
+		page = pfn_to_online_page(pfn);
+		if (page)
+			node_set(page_to_nid(page), *nodes);
+	}
+	return 0;
 }
 
-static bool embm_node_in_cxl_window(int nid)
+static int embm_cxl_window(struct resource *res, void *arg)
 {
-	struct embm_pfn_range r = {
-		.start = node_start_pfn(nid),
-		.end = node_end_pfn(nid),
-	};
+	unsigned long start = PHYS_PFN(res->start);
 
-	return walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX,
-				   &r, embm_cxl_overlaps) > 0;
+	walk_system_ram_range(start, PHYS_PFN(res->end + 1) - start, arg, embm_cxl_ram);
+	return 0;
 }
 
-static enum embm_tier embm_node_tier(int nid)
+/*
+ * The nodes with online System RAM in a CXL window, as the CXL drivers
+ * and kmem (or firmware) placed it.  Process context: takes
+ * resource_lock for reading, section by section.
+ */
+static void embm_cxl_nodes(nodemask_t *nodes)
+{
+	nodes_clear(*nodes);
+	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, nodes,
+			    embm_cxl_window);
+}
+
+static enum embm_tier embm_node_tier(int nid, const nodemask_t *cxl)
 {
 	return embm_tier_of(node_state(nid, N_CPU), node_is_toptier(nid),
-			    embm_node_in_cxl_window(nid));
+			    node_isset(nid, *cxl));
 }
 
 /* The distinct-page bitmap of a node: 128 KiB, so maybe vmalloc()ed. */
@@ -120,11 +137,14 @@ static unsigned long *embm_pages_alloc(void)
  */
 void embm_stats_classify_nodes(struct embm_stats *st)
 {
+	nodemask_t cxl;
 	int nid, cpu;
 
+	embm_cxl_nodes(&cxl);
 	for (nid = 0; nid < st->nr_nodes; nid++) {
 		st->node[nid].present = node_state(nid, N_MEMORY);
-		st->tier[nid] = st->node[nid].present ? embm_node_tier(nid) : EMBM_TIER_DRAM;
+		st->tier[nid] = st->node[nid].present ? embm_node_tier(nid, &cxl) :
+			EMBM_TIER_DRAM;
 	}
 	for_each_possible_cpu(cpu)
 		st->cpu_node[cpu] = cpu_to_node(cpu);
@@ -138,9 +158,11 @@ void embm_stats_classify_nodes(struct embm_stats *st)
 static void __embm_stats_add_node(struct embm_stats *st, int nid)
 {
 	struct embm_node_stats *ns = &st->node[nid];
+	nodemask_t cxl;
 
 	ns->present = true;
-	st->tier[nid] = embm_node_tier(nid);
+	embm_cxl_nodes(&cxl);
+	st->tier[nid] = embm_node_tier(nid, &cxl);
 	if (!ns->pages)
 		ns->pages = embm_pages_alloc();
 }

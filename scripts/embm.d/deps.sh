@@ -12,6 +12,7 @@ flex:/usr/bin/flex
 libelf-dev:/usr/include/libelf.h
 libssl-dev:/usr/include/openssl/ssl.h
 qemu-system-x86:/usr/bin/qemu-system-x86_64
+ndctl:/usr/bin/cxl
 busybox-static:/bin/busybox
 libnuma-dev:/usr/include/numa.h
 ccache:/usr/bin/ccache

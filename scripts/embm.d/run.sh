@@ -17,6 +17,15 @@ usage: scripts/embm run [OPTIONS] [-- CMD [ARGS]]
   --numa SPEC        nodes as CPUS:MEM,...; default 2:1G,2:1G,0:1G: node 0
                      CPUs 0-1 + 1 GiB, node 1 CPUs 2-3 + 1 GiB, node 2 1 GiB
                      and no CPUs (how a CXL memory expander appears)
+  --cxl              add a CXL memory expander: a q35 machine with CXL on,
+                     a pxb-cxl host bridge, a root port, a cxl-type3
+                     device with 1 GiB (persistent, as QEMU 7.2 has it)
+                     and a 4 GiB fixed memory window; Linux gives the
+                     window a node of its own, after the --numa ones.
+                     The guest's 'cxl-online' makes the region, a devdax
+                     namespace and onlines it as System RAM there (with
+                     Debian's cxl and ndctl, put into the guest).
+                     Needs the y kernel (its cxl.config)
   --add FILE[:PATH]  put FILE into the guest at PATH (default /NAME);
                      repeatable
   --append ARGS      extra kernel command line
@@ -97,6 +106,33 @@ run_numa() {
 	done
 }
 
+# QEMU arguments of the CXL expander ('--cxl'), after the NUMA ones: one
+# type-3 device with 1 GiB behind a host bridge and a root port, a 4 GiB
+# window.  The CPU says no hypervisor, or 6.12 refuses to commit a region
+# (it cannot flush caches by range under one); QEMU 7.2's device has no
+# event interrupts, so no MSI (pci=nomsi) or cxl_pci fails its probe.
+RUN_CXL_QARGS=(
+	-object memory-backend-ram,id=cxl-mem0,size=1G
+	-object memory-backend-ram,id=cxl-lsa0,size=1M
+	-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
+	-device cxl-rp,port=0,bus=cxl.1,id=root_port13,chassis=0,slot=2
+	-device cxl-type3,bus=root_port13,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
+	-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G
+)
+
+# Debian's cxl and ndctl, and every library they load, into the
+# initramfs at ROOT (the guest has no /lib otherwise).
+run_add_cxl_tools() {
+	local root=$1 b lib
+	for b in /usr/bin/cxl /usr/bin/ndctl; do
+		[ -x "$b" ] || die "$b missing; run 'scripts/embm deps'"
+		mkdir -p "$root/usr/bin" && cp "$b" "$root/usr/bin/"
+		for lib in $(ldd "$b" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+			mkdir -p "$root/$(dirname "$lib")" && cp -L "$lib" "$root/$lib"
+		done
+	done
+}
+
 # Make the initramfs: busybox, init, guest programs, added files, command.
 run_initramfs() {
 	local out=$1 cmdfile=$2 root=$EMBM_BUILD/initramfs f src dst
@@ -119,6 +155,7 @@ run_initramfs() {
 		mkdir -p "$root/$(dirname "$dst")"
 		cp -r "$src" "$root/$dst"
 	done
+	[ "$RUN_CXL" = 1 ] && run_add_cxl_tools "$root"
 	[ -n "$cmdfile" ] && cp "$cmdfile" "$root/embm/cmd"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 }
@@ -127,12 +164,15 @@ run_initramfs() {
 run_guest() {
 	local interactive=$1 kernel=y numa=$RUN_NUMA_DEFAULT append="" timeout=900
 	local logf="" verbose=0 adds=() cmdfile="" rc initrd tmp accel=(-accel tcg -cpu max)
+	local machine=() mem
+	RUN_CXL=0
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) kernel=$2; shift 2 ;;
 		--numa) numa=$2; shift 2 ;;
 		--add) adds+=("$2"); shift 2 ;;
+		--cxl) RUN_CXL=1; shift ;;
 		--append) append="$append $2"; shift 2 ;;
 		--timeout) timeout=$2; shift 2 ;;
 		--log) logf=$2; shift 2 ;;
@@ -150,6 +190,14 @@ run_guest() {
 	[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout: not a number of seconds: $timeout"
 	need qemu-system-x86_64
 	run_numa "$numa"
+	mem=${RUN_MEM}M
+	if [ "$RUN_CXL" = 1 ]; then
+		[ "${accel[0]}" = -accel ] && accel=(-accel tcg -cpu max,hypervisor=off)
+		machine=(-M q35,cxl=on)
+		mem=${RUN_MEM}M,maxmem=$((RUN_MEM + 8192))M,slots=8
+		RUN_QARGS+=("${RUN_CXL_QARGS[@]}")
+		append=" pci=nomsi$append"
+	fi
 
 	tmp=$(mktemp -d)
 	if [ "$interactive" = 0 ]; then
@@ -166,7 +214,7 @@ run_guest() {
 	if [ "$verbose" = 1 ]; then append=" embm.verbose$append"; else append=" quiet$append"; fi
 	[ -n "$logf" ] || logf=$tmp/console.log
 
-	local qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$RUN_SMP" -m "${RUN_MEM}M"
+	local qemu=(qemu-system-x86_64 "${accel[@]}" "${machine[@]}" -smp "$RUN_SMP" -m "$mem"
 		"${RUN_QARGS[@]}" -kernel "$kernel" -initrd "$initrd" -no-reboot
 		-append "console=ttyS0 panic=-1$append")
 	if [ "$interactive" = 1 ]; then

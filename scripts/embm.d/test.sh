@@ -258,15 +258,22 @@ t_guest_results() {
 	fi
 }
 
-# t_boot NAME KERNEL WANT_KUNIT CMD...: boot, run, report what the guest
-# said; a kernel built with kmemleak must report a scan.
+# t_boot NAME KERNEL WANT_KUNIT [RUN-OPTION...] -- CMD...: boot KERNEL with
+# the run options (e.g. --cxl), KUnit at boot if WANT_KUNIT is 1, run CMD
+# and report what the guest printed; a kernel built with kmemleak must
+# report a scan.
 t_boot() {
 	local name=$1 kernel=$2 want_kunit=$3 logf=$T_LOGDIR/boot-$1.log t0=$SECONDS rc
-	local want_kmemleak=0
+	local want_kmemleak=0 opts=()
 	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
 	grep -qx CONFIG_DEBUG_KMEMLEAK=y "$EMBM_BUILD/obj-$kernel/.config" && want_kmemleak=1
-	run_guest 0 --kernel "$kernel" --timeout 1200 --log "$logf" \
-		--append "loglevel=7 kunit.enable=1" -- "$@" >/dev/null 2>"$logf.err"
+	run_guest 0 --kernel "$kernel" --timeout 1200 --log "$logf" "${opts[@]}" \
+		--append "loglevel=7 kunit.enable=$want_kunit" -- "$@" >/dev/null 2>"$logf.err"
 	rc=$?
 	if [ $rc -le 1 ]; then
 		t_report ok "$name: guest booted and ran the tests ($((SECONDS - t0)) s)"
@@ -310,17 +317,23 @@ cmd_test() {
 	t_step "embm objects compile under Debian's amd64 config" build_debian_objs
 
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
-		t_boot embm-y y 1 run-tests
+		t_boot embm-y y 1 -- run-tests
 	else
 		t_report fail "embm-y: no kernel to boot"
 	fi
 	if [ -f "$EMBM_BUILD/obj-debug/arch/x86/boot/bzImage" ]; then
-		t_boot embm-debug debug 1 run-tests
+		t_boot embm-debug debug 1 -- run-tests
 	else
 		t_report fail "embm-debug: no kernel to boot"
 	fi
+	# A CXL memory expander (q35, cxl-type3, kmem), on the y kernel.
+	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
+		t_boot embm-cxl y 0 --cxl -- run-tests /embm/bin/embm_cxl_test.sh
+	else
+		t_report fail "embm-cxl: no kernel to boot"
+	fi
 	if [ -f "$EMBM_BUILD/obj-n/arch/x86/boot/bzImage" ]; then
-		t_boot embm-n n 0 run-tests /embm/bin/embm_enosys_test
+		t_boot embm-n n 0 -- run-tests /embm/bin/embm_enosys_test
 	else
 		t_report fail "embm-n: no kernel to boot"
 	fi

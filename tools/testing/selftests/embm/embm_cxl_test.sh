@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# embm with a CXL memory expander, as 'scripts/embm run --cxl' emulates
+# one: a cxl-type3 device behind a CXL host bridge, in a fixed memory
+# window that Linux gives a node of its own.  cxl-online (the guest's
+# script, Debian's cxl and ndctl) makes a pmem region and a devdax
+# namespace over it, then onlines it as System RAM through kmem.
+#
+#  1. the region and its devdax namespace exist;
+#  2. with only the namespace (device pages, given to a DRAM node whose
+#     span then reaches into the CXL window), every node with CPUs is
+#     still "dram" and the CPU-less DRAM-like node "far": no "cxl";
+#  3. a session that runs while the memory is onlined (the window's node
+#     gains memory mid-session) counts the pages then bound to it exactly
+#     and calls the node "cxl";
+#  4. after it, the other nodes keep their tiers.
+#
+# Skips without a CXL memory device.  Needs root, embm, embm-run,
+# embm-bench and cxl-online.  QEMU emulates CXL memory as MMIO (about
+# 600 us a first touch under TCG): the buffers are small.
+
+DIR=$(dirname "$0")
+. "$DIR/../kselftest/ktap_helpers.sh"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# json_node FILE NODE FIELD: a field of one node line of a JSON report.
+json_node() {
+	sed -n "s/.*{\"node\": $2,.*\"$3\": \\([0-9.]*\\).*/\\1/p" "$1" | head -n 1
+}
+
+# json_tier FILE NODE: the tier embm gave a node.
+json_tier() {
+	sed -n "s/.*{\"node\": $2, \"tier\": \"\\([a-z]*\\)\".*/\\1/p" "$1" | head -n 1
+}
+
+# expand a sysfs node list ("0-2,4") into "0 1 2 4"
+node_list() {
+	echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) { split($i, r, "-");
+		for (j = r[1]; j <= (r[2] == "" ? r[1] : r[2]); j++) printf "%d ", j } }'
+}
+
+# tiers_ok FILE: nodes with CPUs are dram, the other nodes with memory
+# at the start (not the CXL one) far.
+tiers_ok() {
+	ok=0
+	for nd in $mem_nodes; do
+		t=$(json_tier "$1" "$nd")
+		case " $cpu_nodes " in
+		*" $nd "*) want=dram ;;
+		*) want=far ;;
+		esac
+		ktap_print_msg "node $nd: tier $t (want $want)"
+		[ "$t" = "$want" ] || ok=1
+	done
+	return $ok
+}
+
+ktap_print_header
+if [ ! -d /sys/bus/cxl/devices/mem0 ]; then
+	ktap_skip_all "no CXL memory device (boot with 'scripts/embm run --cxl')"
+	exit "$KSFT_SKIP"
+fi
+if [ ! -r /proc/embm/status ] || ! command -v embm-run >/dev/null ||
+   ! command -v cxl-online >/dev/null || [ "$(id -u)" != 0 ]; then
+	ktap_skip_all "needs root, embm, embm-run and cxl-online"
+	exit "$KSFT_SKIP"
+fi
+ktap_set_plan 4
+
+old_budget=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/embm/cpu_budget)
+echo 0 >/sys/kernel/mm/embm/cpu_budget
+trap 'echo "$old_budget" >/sys/kernel/mm/embm/cpu_budget; rm -rf "$tmp"' EXIT
+mem_nodes=$(node_list "$(cat /sys/devices/system/node/has_memory)")
+cpu_nodes=$(node_list "$(cat /sys/devices/system/node/has_cpu)")
+ktap_print_msg "nodes with memory: $mem_nodes; with CPUs: $cpu_nodes"
+
+# 1: region and devdax namespace
+if cxl-online region >"$tmp/region.log" 2>&1; then
+	ktap_test_pass "cxl-online region: a pmem region and a devdax namespace"
+else
+	ktap_test_fail "cxl-online region: a pmem region and a devdax namespace"
+	sed 's/^/# /' "$tmp/region.log"
+	ktap_finished
+	exit
+fi
+sed 's/^/# /' "$tmp/region.log"
+sed -n '/CXL Window/,+4p' /proc/iomem | sed 's/^/# iomem: /'
+
+# 2: the DRAM nodes stay dram with device pages in the window
+bufs=""
+for nd in $mem_nodes; do
+	bufs="$bufs -b 1M@$nd"
+done
+embm-run -S swfault -P 1 -j -o "$tmp/ns.json" -- embm-bench $bufs >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && tiers_ok "$tmp/ns.json" && ! grep -q '"tier": "cxl"' "$tmp/ns.json"; then
+	ktap_test_pass "with a devdax namespace in the CXL window, no DRAM node is cxl"
+else
+	ktap_test_fail "with a devdax namespace in the CXL window, no DRAM node is cxl"
+	sed 's/^/# /' "$tmp/err" "$tmp/ns.json"
+fi
+
+# 3: a session across the onlining; its workload waits for the node, then
+# binds 8 MiB to it and 8 MiB to the first node with CPUs.
+first_cpu_node=$(echo $cpu_nodes | awk '{ print $1 }')
+embm-run -S swfault -P 1 -j -o "$tmp/run.json" -- sh -c "
+	while [ ! -s $tmp/node ]; do sleep 1; done
+	exec embm-bench -b 8M@\$(cat $tmp/node) -b 8M@$first_cpu_node -j -o $tmp/bench.json" \
+	>/dev/null 2>"$tmp/err" &
+run=$!
+sleep 1
+cxl-online kmem >"$tmp/kmem.log" 2>&1
+krc=$?
+sed 's/^/# /' "$tmp/kmem.log"
+cxl=$(sed -n 's/^cxl-node \([0-9]*\)$/\1/p' "$tmp/kmem.log")
+[ $krc = 0 ] && [ -n "$cxl" ] || cxl=-1
+echo "$cxl" >"$tmp/node.new" && mv "$tmp/node.new" "$tmp/node"
+wait $run
+rc=$?
+truth=$(json_node "$tmp/bench.json" "$cxl" pages)
+got=$(json_node "$tmp/run.json" "$cxl" samples)
+tier=$(json_tier "$tmp/run.json" "$cxl")
+ktap_print_msg "CXL node $cxl: embm-bench touched ${truth:-?} pages, embm counted ${got:-?} samples, tier ${tier:-?}"
+what="a node onlined mid-session: its pages counted exactly, tier cxl"
+if [ $rc = 0 ] && [ $krc = 0 ] && [ -n "$truth" ] && [ "$truth" -gt 0 ] &&
+   [ "$got" = "$truth" ] && [ "$tier" = cxl ]; then
+	ktap_test_pass "$what"
+else
+	ktap_test_fail "$what"
+	sed 's/^/# /' "$tmp/err"
+fi
+sed 's/^/# nodes: /' /proc/embm/nodes
+
+# 4: the other nodes keep their tiers, the devdax pages gone to kmem
+if tiers_ok "$tmp/run.json"; then
+	ktap_test_pass "after the onlining, the DRAM nodes are dram and the far node far"
+else
+	ktap_test_fail "after the onlining, the DRAM nodes are dram and the far node far"
+fi
+
+ktap_finished
