@@ -75,21 +75,28 @@ static enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_wind
 }
 
 /*
- * Online System RAM in a CXL window: mark the nodes its sections belong
- * to.  A section is all of one node; pages of a ZONE_DEVICE namespace
- * (devdax, fsdax) are not System RAM and never count, however far the
- * span of the node they are given to reaches.
+ * Online System RAM in a CXL window: add its pages to the node of the
+ * first online page of each memory section they are in (sections do not
+ * straddle nodes in practice: windows are 256 MiB aligned).  Pages of a
+ * ZONE_DEVICE namespace (devdax, fsdax) are not System RAM and never
+ * count, however far the span of the node they are given to reaches.  A
+ * section being offlined meanwhile may give a stale node, as a sample's
+ * page may in embm_stats_add(): a race accepted for a label.
  */
 static int embm_cxl_ram(unsigned long pfn, unsigned long nr_pages, void *arg)
 {
-	unsigned long end = pfn + nr_pages;
-	nodemask_t *nodes = arg;
+	unsigned long end = pfn + nr_pages, next, *pages = arg;
 	struct page *page;
+	int nid;
 
-	for (; pfn < end; pfn = ALIGN(pfn + 1, PAGES_PER_SECTION)) {
+	for (; pfn < end; pfn = next) {
+		next = min(ALIGN(pfn + 1, PAGES_PER_SECTION), end);
 		page = pfn_to_online_page(pfn);
-		if (page)
-			node_set(page_to_nid(page), *nodes);
+		if (!page)
+			continue;
+		nid = page_to_nid(page);
+		if (nid < nr_node_ids)
+			pages[nid] += next - pfn;
 	}
 	return 0;
 }
@@ -103,15 +110,41 @@ static int embm_cxl_window(struct resource *res, void *arg)
 }
 
 /*
- * The nodes with online System RAM in a CXL window, as the CXL drivers
- * and kmem (or firmware) placed it.  Process context: takes
- * resource_lock for reading, section by section.
+ * The nodes whose online System RAM lies mostly in CXL windows, as the
+ * CXL drivers and kmem (or firmware) placed it: more than half of the
+ * node's present pages.  A window that firmware let grow over DRAM (its
+ * System RAM not split at the window's edge), or a node that holds both
+ * DRAM and CXL memory, then keeps the tier of most of its memory; a node
+ * with some of both is logged.  Without memory for the counts, no node is
+ * cxl (and that is logged).  Process context: may sleep; takes
+ * resource_lock for reading, once per resource looked up.
  */
 static void embm_cxl_nodes(nodemask_t *nodes)
 {
+	unsigned long *pages, present;
+	int nid;
+
 	nodes_clear(*nodes);
-	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, nodes,
+	pages = kcalloc(nr_node_ids, sizeof(*pages), GFP_KERNEL);
+	if (!pages) {
+		pr_warn_ratelimited("no memory to find the CXL nodes: none is called cxl\n");
+		return;
+	}
+	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, pages,
 			    embm_cxl_window);
+	for_each_node_state(nid, N_MEMORY) {
+		if (!pages[nid])
+			continue;
+		present = node_present_pages(nid);
+		if (pages[nid] > present / 2)
+			node_set(nid, *nodes);
+		if (pages[nid] < present)
+			pr_info_ratelimited("node %d: %lu of %lu MiB in CXL windows: tier %s\n",
+					    nid, pages[nid] >> (20 - PAGE_SHIFT),
+					    present >> (20 - PAGE_SHIFT),
+					    node_isset(nid, *nodes) ? "cxl" : "of the rest");
+	}
+	kfree(pages);
 }
 
 static enum embm_tier embm_node_tier(int nid, const nodemask_t *cxl)

@@ -108,9 +108,10 @@ run_numa() {
 
 # QEMU arguments of the CXL expander ('--cxl'), after the NUMA ones: one
 # type-3 device with 1 GiB behind a host bridge and a root port, a 4 GiB
-# window.  The CPU says no hypervisor, or 6.12 refuses to commit a region
-# (it cannot flush caches by range under one); QEMU 7.2's device has no
-# event interrupts, so no MSI (pci=nomsi) or cxl_pci fails its probe.
+# window.  The CPU (TCG's or KVM's) says no hypervisor, or 6.12 refuses to
+# commit a region (it cannot flush caches by range under one); QEMU 7.2's
+# device has no event interrupts, so no MSI (pci=nomsi) or cxl_pci fails
+# its probe.
 RUN_CXL_QARGS=(
 	-object memory-backend-ram,id=cxl-mem0,size=1G
 	-object memory-backend-ram,id=cxl-lsa0,size=1M
@@ -127,6 +128,7 @@ run_add_cxl_tools() {
 	for b in /usr/bin/cxl /usr/bin/ndctl; do
 		[ -x "$b" ] || die "$b missing; run 'scripts/embm deps'"
 		mkdir -p "$root/usr/bin" && cp "$b" "$root/usr/bin/"
+		! ldd "$b" | grep 'not found' || die "$b: a library is missing"
 		for lib in $(ldd "$b" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
 			mkdir -p "$root/$(dirname "$lib")" && cp -L "$lib" "$root/$lib"
 		done
@@ -192,7 +194,7 @@ run_guest() {
 	run_numa "$numa"
 	mem=${RUN_MEM}M
 	if [ "$RUN_CXL" = 1 ]; then
-		[ "${accel[0]}" = -accel ] && accel=(-accel tcg -cpu max,hypervisor=off)
+		accel[${#accel[@]}-1]+=,hypervisor=off
 		machine=(-M q35,cxl=on)
 		mem=${RUN_MEM}M,maxmem=$((RUN_MEM + 8192))M,slots=8
 		RUN_QARGS+=("${RUN_CXL_QARGS[@]}")
