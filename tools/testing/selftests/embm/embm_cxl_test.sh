@@ -138,7 +138,8 @@ rc=$?
 truth=$(json_node "$tmp/bench.json" "$cxl" pages)
 got=$(json_node "$tmp/run.json" "$cxl" samples)
 tier=$(json_tier "$tmp/run.json" "$cxl")
-ktap_print_msg "CXL node $cxl: embm-bench touched ${truth:-?} pages, embm counted ${got:-?} samples, tier ${tier:-?}"
+ktap_print_msg "CXL node $cxl: embm-bench touched ${truth:-?} pages," \
+	"embm counted ${got:-?} samples, tier ${tier:-?}"
 what="a node onlined mid-session: its pages counted exactly, tier cxl"
 ktap_print_msg "session running before the onlining: $running; node new: $fresh"
 if [ $rc = 0 ] && [ $krc = 0 ] && [ $running = 1 ] && [ $fresh = 1 ] &&
