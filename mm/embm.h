@@ -467,7 +467,6 @@ struct embm_view *embm_session_view(unsigned long gen);
 void embm_view_free(struct embm_view *v);
 
 const char *embm_state_name(enum embm_state state);
-u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_stats *ns);
 /* Room for a line of the per-node table: 13 numbers of up to 20 digits. */
 #define EMBM_REPORT_LINE	320
 

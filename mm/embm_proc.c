@@ -202,8 +202,7 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "ksamplingd_cpu_permille %llu\n",
 		   ms ? div64_u64(ss->kthread_ns, ms * 1000) : 0);
 	seq_printf(m, "cache_served %llu\n", st->cache);
-	seq_printf(m, "share_basis %llu\n",
-		   embm_stats_share_basis(st, ss->source && ss->source->share_mem));
+	seq_printf(m, "share_basis %llu\n", embm_report_share_basis(v));
 	embm_show_kinds(m, ss, st);
 	embm_proc_end(v);
 	return 0;

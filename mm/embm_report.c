@@ -47,14 +47,8 @@ static bool embm_view_share_mem(const struct embm_view *v)
 	return v->status.source && v->status.source->share_mem;
 }
 
-/**
- * embm_view_node_accesses() - a node's accesses, scaled for multiplexing
- * @v:	a view; caller holds v->stats->lock
- * @ns: one of its nodes
- *
- * Return: embm_stats_node_accesses() with the event kinds of the view.
- */
-u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_stats *ns)
+/* A node's accesses, scaled for multiplexing by the view's event kinds. */
+static u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_stats *ns)
 {
 	return embm_stats_node_accesses(ns, v->status.kind, v->status.nr_kinds);
 }
