@@ -218,6 +218,9 @@ enum embm_tier {
  * @lat_hist:	latency histogram, bucket i counts [2^i, 2^(i+1)) cycles.
  * @pages:	linear-counting bitmap of the pfns seen; NULL when it could
  *		not be allocated.
+ * @cxl:	of @samples, those whose physical address lies in a CXL
+ *		window: each sample classified by its own address, so that
+ *		a node holding DRAM and CXL memory shows how much is which.
  * @present:	the node had memory at start, or got a sample since: it is
  *		in the reports.
  */
@@ -233,7 +236,32 @@ struct embm_node_stats {
 	u64 lat_sum;
 	u64 lat_hist[EMBM_LAT_BUCKETS];
 	unsigned long *pages;
+	u64 cxl;
 	bool present;
+};
+
+#define EMBM_MAX_WINDOWS	16	/* CXL windows a session follows */
+
+/**
+ * struct embm_window - a CXL window (IORES_DESC_CXL) as a session saw it
+ * @start:	its first physical address.
+ * @end:	its last.
+ * @nid:	the node of most of its online System RAM (NUMA_NO_NODE
+ *		without any), as of the last scan.
+ * @samples:	samples whose physical address lay in it.
+ * @device:	of which on pages that are not online System RAM (a devdax
+ *		or fsdax namespace, memory being offlined): they count here,
+ *		on no node.
+ *
+ * Windows are named in the reports by their index, "w0" on, in the order
+ * the session first saw them (address order at its start).
+ */
+struct embm_window {
+	u64 start;
+	u64 end;
+	int nid;
+	u64 samples;
+	u64 device;
 };
 
 /**
@@ -270,9 +298,14 @@ struct embm_hot;
  * @hot:	hot pages.
  * @samples:	every sample added.
  * @no_phys:	samples without a physical address.
- * @bad_pfn:	samples whose pfn has no struct page.
+ * @bad_pfn:	samples whose pfn is not online System RAM, outside the
+ *		CXL windows (in one, they count in its @device).
  * @cache:	samples a data source said a cache served.
  * @kind_samples: samples by the event kind that took them.
+ * @win:	the CXL windows, as scanned at start and whenever a node
+ *		gets memory during the session.
+ * @nr_win:	how many of @win are in use.
+ * @win_over:	windows seen beyond EMBM_MAX_WINDOWS, not followed.
  *
  * Written by embm_stats.c alone (embm_stats_add()), under @lock; what the
  * sampler knows of itself is in struct embm_sampler_status.
@@ -291,6 +324,9 @@ struct embm_stats {
 	u64 bad_pfn;
 	u64 cache;
 	u64 kind_samples[EMBM_MAX_EVENTS];
+	struct embm_window win[EMBM_MAX_WINDOWS];
+	int nr_win;
+	unsigned int win_over;
 };
 
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
@@ -306,6 +342,7 @@ u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem);
 u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);
+u64 embm_stats_device(const struct embm_stats *st);
 int embm_stats_node_order(const struct embm_stats *st, int study, int *order);
 
 /* ---- hot pages ------------------------------------------------------- */
@@ -467,8 +504,11 @@ struct embm_view *embm_session_view(unsigned long gen);
 void embm_view_free(struct embm_view *v);
 
 const char *embm_state_name(enum embm_state state);
-/* Room for a line of the per-node table: 13 numbers of up to 20 digits. */
-#define EMBM_REPORT_LINE	320
+/*
+ * Room for a line of the per-node table: 14 numbers of up to 20 digits
+ * and up to EMBM_MAX_WINDOWS window names.
+ */
+#define EMBM_REPORT_LINE	400
 
 u64 embm_report_share_basis(const struct embm_view *v);
 void embm_report_nodes_header(struct seq_buf *sb);

@@ -193,6 +193,8 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "attributed %llu\n", embm_stats_attributed(st));
 	seq_printf(m, "no_phys %llu\n", st->no_phys);
 	seq_printf(m, "bad_pfn %llu\n", st->bad_pfn);
+	seq_printf(m, "cxl_windows %d\n", st->nr_win);
+	seq_printf(m, "cxl_device_samples %llu\n", embm_stats_device(st));
 	seq_printf(m, "lost %llu\n", ss->lost);
 	seq_printf(m, "throttled %llu\n", ss->throttled);
 	seq_printf(m, "unthrottled %llu\n", ss->unthrottled);
@@ -330,10 +332,33 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 	return 0;
 }
 
+/* The CXL windows: their physical ranges, so for root as hotpages is. */
+static int embm_windows_show(struct seq_file *m, void *p)
+{
+	const struct embm_stats *st;
+	struct embm_view *v;
+	int i, err;
+
+	err = embm_proc_begin(m, &v);
+	if (err || !v)
+		return err;
+	st = v->stats;
+	seq_puts(m, "window start end node samples device_samples\n");
+	for (i = 0; i < st->nr_win; i++) {
+		const struct embm_window *w = &st->win[i];
+
+		seq_printf(m, "w%d %#llx %#llx %d %llu %llu\n", i, w->start, w->end,
+			   w->nid, w->samples, w->device);
+	}
+	embm_proc_end(v);
+	return 0;
+}
+
 /*
  * Open: may the opener read the session of now?  Those who may end it
- * (embm_session_may_read()) may read it; hotpages shows physical page
- * numbers, which also take CAP_SYS_ADMIN as in /proc/PID/pagemap.  With
+ * (embm_session_may_read()) may read it; hotpages and windows show
+ * physical addresses, which also take CAP_SYS_ADMIN as in /proc/PID/pagemap
+ * (and as /proc/iomem shows them).  With
  * no session there is nothing to hide.
  */
 static int embm_proc_open(struct inode *inode, struct file *file)
@@ -342,7 +367,7 @@ static int embm_proc_open(struct inode *inode, struct file *file)
 	unsigned long gen;
 	int err;
 
-	if (show == embm_hotpages_show &&
+	if ((show == embm_hotpages_show || show == embm_windows_show) &&
 	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	err = embm_session_may_read(&gen);
@@ -370,8 +395,9 @@ static int __init embm_proc_init(void)
 		{ "nodes",	0444, embm_nodes_show },
 		{ "matrix",	0444, embm_matrix_show },
 		{ "latency",	0444, embm_latency_show },
-		/* Physical page numbers: for root only, as in /proc/PID/pagemap. */
+		/* Physical addresses: for root only, as in /proc/PID/pagemap. */
 		{ "hotpages",	0400, embm_hotpages_show },
+		{ "windows",	0400, embm_windows_show },
 	};
 	struct proc_dir_entry *dir;
 	int i;

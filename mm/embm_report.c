@@ -73,7 +73,26 @@ u64 embm_report_share_basis(const struct embm_view *v)
 void embm_report_nodes_header(struct seq_buf *sb)
 {
 	seq_buf_puts(sb, "node tier samples share_pct loads stores accesses lat_samples ");
-	seq_buf_puts(sb, "lat_mean_cycles pages study cache memory");
+	seq_buf_puts(sb, "lat_mean_cycles pages study cache memory cxl_samples windows");
+}
+
+/*
+ * The CXL windows that hold most of @nid's online System RAM in them, as
+ * "w0,w2", or "-".  The ranges are in /proc/embm/windows, for root.
+ */
+static void embm_report_windows(struct seq_buf *sb, const struct embm_stats *st, int nid)
+{
+	const char *sep = " ";
+	int i;
+
+	for (i = 0; i < st->nr_win; i++) {
+		if (st->win[i].nid != nid)
+			continue;
+		seq_buf_printf(sb, "%sw%d", sep, i);
+		sep = ",";
+	}
+	if (*sep == ' ')
+		seq_buf_puts(sb, " -");
 }
 
 /**
@@ -101,6 +120,18 @@ void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u6
 		       ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
 		       embm_stats_distinct_pages(ns),
 		       nid == v->node ? "*" : "-", ns->cache, ns->mem);
+	seq_buf_printf(sb, " %llu", ns->cxl);
+	embm_report_windows(sb, st, nid);
+}
+
+/* CXL window @i of @st, for the kernel log.  Caller holds st->lock. */
+static void embm_report_window(struct seq_buf *sb, const struct embm_stats *st, int i)
+{
+	const struct embm_window *w = &st->win[i];
+
+	seq_buf_printf(sb, "CXL window w%d [mem %#llx-%#llx]: ", i, w->start, w->end);
+	seq_buf_printf(sb, "node %d, %llu samples, %llu on device pages",
+		       w->nid, w->samples, w->device);
 }
 
 /* Sessions may be started by unprivileged users in a loop: whole tables, rate-limited. */
@@ -117,8 +148,9 @@ static void embm_report_line(struct seq_buf *sb)
  * embm_report_summary() - a session's results as a table in the kernel log
  * @v: a view of a session that just ended, with results
  *
- * The per-node table is /proc/embm/nodes's, header included.  At most ten
- * tables every five seconds.
+ * The per-node table is /proc/embm/nodes's, header included, then the
+ * CXL windows with their physical ranges.  At most ten tables every five
+ * seconds.
  *
  * Context: process; takes v->stats->lock.
  */
@@ -142,9 +174,9 @@ void embm_report_summary(const struct embm_view *v)
 		v->gen, embm_state_name(v->state), v->target_nr, v->node,
 		div_u64(v->elapsed_ns, NSEC_PER_MSEC),
 		ss->source ? ss->source->name : "-", ss->period);
-	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
+	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, on CXL device pages %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
 		st->samples, embm_stats_attributed(st), st->cache,
-		st->no_phys + st->bad_pfn, ss->lost, ss->throttled,
+		st->no_phys + st->bad_pfn, embm_stats_device(st), ss->lost, ss->throttled,
 		div_u64(ss->kthread_ns, NSEC_PER_MSEC));
 	for (i = 0; i < ss->nr_kinds; i++) {
 		const struct embm_kind_stats *ks = &ss->kind[i];
@@ -162,6 +194,10 @@ void embm_report_summary(const struct embm_view *v)
 	basis = embm_report_share_basis(v);
 	for (i = 0; i < n; i++) {
 		embm_report_node(&sb, v, order[i], basis);
+		embm_report_line(&sb);
+	}
+	for (i = 0; i < st->nr_win; i++) {
+		embm_report_window(&sb, st, i);
 		embm_report_line(&sb);
 	}
 	mutex_unlock(&st->lock);

@@ -101,50 +101,111 @@ static int embm_cxl_ram(unsigned long pfn, unsigned long nr_pages, void *arg)
 	return 0;
 }
 
+/* What one scan of the CXL windows gathers, per node. */
+struct embm_cxl_scan {
+	struct embm_stats *st;
+	unsigned long *pages;		/* System RAM in any window */
+	unsigned long *win_pages;	/* System RAM in the window walked */
+	unsigned int over;		/* windows beyond EMBM_MAX_WINDOWS */
+};
+
+/*
+ * The window of @st from @start to @end, added after the others if new;
+ * NULL when EMBM_MAX_WINDOWS are already followed.  A window keeps its
+ * index, and its counts, for the rest of the session.
+ */
+static struct embm_window *embm_stats_window_get(struct embm_stats *st, u64 start, u64 end)
+{
+	struct embm_window *w;
+	int i;
+
+	for (i = 0; i < st->nr_win; i++) {
+		w = &st->win[i];
+		if (w->start == start && w->end == end)
+			return w;
+	}
+	if (st->nr_win == EMBM_MAX_WINDOWS)
+		return NULL;
+	w = &st->win[st->nr_win++];
+	w->start = start;
+	w->end = end;
+	w->nid = NUMA_NO_NODE;
+	return w;
+}
+
+/* One CXL window: its System RAM by node, and the node of most of it. */
 static int embm_cxl_window(struct resource *res, void *arg)
 {
-	unsigned long start = PHYS_PFN(res->start);
+	struct embm_cxl_scan *sc = arg;
+	unsigned long start = PHYS_PFN(res->start), most = 0;
+	struct embm_window *w;
+	int nid;
 
-	walk_system_ram_range(start, PHYS_PFN(res->end + 1) - start, arg, embm_cxl_ram);
+	memset(sc->win_pages, 0, nr_node_ids * sizeof(*sc->win_pages));
+	walk_system_ram_range(start, PHYS_PFN(res->end + 1) - start, sc->win_pages,
+			      embm_cxl_ram);
+	w = embm_stats_window_get(sc->st, res->start, res->end);
+	if (w)
+		w->nid = NUMA_NO_NODE;
+	else
+		sc->over++;
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		sc->pages[nid] += sc->win_pages[nid];
+		if (w && sc->win_pages[nid] > most) {
+			most = sc->win_pages[nid];
+			w->nid = nid;
+		}
+	}
 	return 0;
 }
 
 /*
- * The nodes whose online System RAM lies mostly in CXL windows, as the
- * CXL drivers and kmem (or firmware) placed it: more than half of the
- * node's present pages.  A window that firmware let grow over DRAM (its
- * System RAM not split at the window's edge), or a node that holds both
- * DRAM and CXL memory, then keeps the tier of most of its memory; a node
- * with some of both is logged.  Without memory for the counts, no node is
- * cxl (and that is logged).  Process context: may sleep; takes
- * resource_lock for reading, once per resource looked up.
+ * Scan the CXL windows into @st->win, and find the nodes whose online
+ * System RAM lies mostly in them, as the CXL drivers and kmem (or
+ * firmware) placed it: more than half of the node's present pages.  A
+ * window that firmware let grow over DRAM (its System RAM not split at
+ * the window's edge), or a node that holds both DRAM and CXL memory, then
+ * keeps the tier of most of its memory; a node with some of both is
+ * logged.  Without memory for the counts, no node is cxl (and that is
+ * logged).  Process context: may sleep; takes resource_lock for reading,
+ * once per resource looked up.  Caller holds st->lock, or is the only
+ * user of @st.
  */
-static void embm_cxl_nodes(nodemask_t *nodes)
+static void embm_cxl_scan(struct embm_stats *st, nodemask_t *nodes)
 {
-	unsigned long *pages, present;
+	struct embm_cxl_scan sc = { .st = st };
+	unsigned long present;
 	int nid;
 
 	nodes_clear(*nodes);
-	pages = kcalloc(nr_node_ids, sizeof(*pages), GFP_KERNEL);
-	if (!pages) {
+	sc.pages = kcalloc(nr_node_ids, sizeof(*sc.pages), GFP_KERNEL);
+	sc.win_pages = kcalloc(nr_node_ids, sizeof(*sc.win_pages), GFP_KERNEL);
+	if (!sc.pages || !sc.win_pages) {
 		pr_warn_ratelimited("no memory to find the CXL nodes: none is called cxl\n");
-		return;
+		goto out;
 	}
-	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, pages,
+	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, &sc,
 			    embm_cxl_window);
+	if (sc.over > st->win_over) {
+		pr_warn_ratelimited("%u CXL windows beyond the first %d not followed\n",
+				    sc.over, EMBM_MAX_WINDOWS);
+		st->win_over = sc.over;
+	}
 	for_each_node_state(nid, N_MEMORY) {
-		if (!pages[nid])
+		if (!sc.pages[nid])
 			continue;
 		present = node_present_pages(nid);
-		if (pages[nid] > present / 2)
+		if (sc.pages[nid] > present / 2)
 			node_set(nid, *nodes);
-		if (pages[nid] < present)
+		if (sc.pages[nid] < present)
 			pr_info_ratelimited("node %d: %lu of %lu MiB in CXL windows: tier %s\n",
-					    nid, pages[nid] >> (20 - PAGE_SHIFT),
+					    nid, sc.pages[nid] >> (20 - PAGE_SHIFT),
 					    present >> (20 - PAGE_SHIFT),
 					    node_isset(nid, *nodes) ? "cxl" : "of the rest");
 	}
-	kfree(pages);
+out:
+	kfree(sc.win_pages);
+	kfree(sc.pages);
 }
 
 static enum embm_tier embm_node_tier(int nid, const nodemask_t *cxl)
@@ -164,16 +225,17 @@ static unsigned long *embm_pages_alloc(void)
  * @st: the statistics of the starting session
  *
  * Nodes with memory now are present in the reports; the others get a tier
- * when their first sample comes (memory added during the session).
+ * when their first sample comes (memory added during the session).  The
+ * CXL windows are found, and numbered, here.
  *
- * Context: process.
+ * Context: process, before ksamplingd and readers see @st.
  */
 void embm_stats_classify_nodes(struct embm_stats *st)
 {
 	nodemask_t cxl;
 	int nid, cpu;
 
-	embm_cxl_nodes(&cxl);
+	embm_cxl_scan(st, &cxl);
 	for (nid = 0; nid < st->nr_nodes; nid++) {
 		st->node[nid].present = node_state(nid, N_MEMORY);
 		st->tier[nid] = st->node[nid].present ? embm_node_tier(nid, &cxl) :
@@ -194,7 +256,7 @@ static void __embm_stats_add_node(struct embm_stats *st, int nid)
 	nodemask_t cxl;
 
 	ns->present = true;
-	embm_cxl_nodes(&cxl);
+	embm_cxl_scan(st, &cxl);
 	st->tier[nid] = embm_node_tier(nid, &cxl);
 	if (!ns->pages)
 		ns->pages = embm_pages_alloc();
@@ -403,6 +465,34 @@ int embm_stats_node_order(const struct embm_stats *st, int study, int *order)
 	return n;
 }
 
+/* The CXL window of @st that holds @phys, or NULL.  Caller holds st->lock. */
+static struct embm_window *embm_stats_window(struct embm_stats *st, u64 phys)
+{
+	int i;
+
+	for (i = 0; i < st->nr_win; i++) {
+		if (phys >= st->win[i].start && phys <= st->win[i].end)
+			return &st->win[i];
+	}
+	return NULL;
+}
+
+/**
+ * embm_stats_device() - samples on device pages in the CXL windows
+ * @st: the statistics; caller holds st->lock
+ *
+ * Return: the sum of the windows' device counts: samples on no node.
+ */
+u64 embm_stats_device(const struct embm_stats *st)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < st->nr_win; i++)
+		sum += st->win[i].device;
+	return sum;
+}
+
 /**
  * embm_lat_bucket() - the log2 histogram bucket of a latency
  * @cycles: latency in cycles; 0 and 1 go to bucket 0
@@ -422,8 +512,11 @@ static unsigned int embm_lat_bucket(u64 cycles)
  * @op:	  load, store, both or unknown
  * @latency_only: add to latency only; another event counts the access
  *
- * A sample that a data source says a cache served counts in the node's
- * samples, pages and cache count only.  Latency comes only from samples
+ * A sample whose address lies in a CXL window counts in that window too,
+ * and in its node's cxl count; one on a page that is not online System RAM
+ * there (a device's) counts in the window alone.  A sample that a data
+ * source says a cache served counts in the node's samples, pages and
+ * cache count only.  Latency comes only from samples
  * served by memory (DRAM, PMEM, CXL): a cache hit's latency is not the
  * memory's.
  *
@@ -435,6 +528,7 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 {
 	enum embm_served served = embm_served_by(s->data_src);
 	struct embm_node_stats *ns;
+	struct embm_window *win;
 	struct page *page;
 	unsigned long pfn;
 	u64 period = s->period ?: 1;
@@ -450,10 +544,16 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		return;
 	}
 	pfn = PHYS_PFN(s->phys);
+	win = embm_stats_window(st, s->phys);
 	/* Offlined memory keeps valid pfns whose struct pages are poisoned. */
 	page = pfn_to_online_page(pfn);
 	if (!page) {
-		st->bad_pfn++;
+		if (!win) {
+			st->bad_pfn++;
+		} else if (!latency_only) {
+			win->samples++;
+			win->device++;
+		}
 		return;
 	}
 	nid = page_to_nid(page);
@@ -474,6 +574,10 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		return;
 
 	ns->samples++;
+	if (win) {
+		win->samples++;
+		ns->cxl++;
+	}
 	if (ns->pages)
 		__set_bit(embm_page_bit(pfn), ns->pages);
 	if (served == EMBM_SERVED_CACHE) {

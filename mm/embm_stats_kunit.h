@@ -7,6 +7,8 @@
 #define __MM_EMBM_STATS_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/memblock.h>
+#include <linux/sizes.h>
 
 #include "embm_kunit.h"
 
@@ -146,6 +148,75 @@ static void embm_new_node_test(struct kunit *test)
 	embm_stats_put(st);
 }
 
+/*
+ * Each sample classified by its own address: in a CXL window or not, on
+ * a node's System RAM or on pages that are none (a device's), with the
+ * windows kept in the order first seen, at most EMBM_MAX_WINDOWS.
+ */
+static void embm_window_test(struct kunit *test)
+{
+	struct embm_sample s = { .cpu = 0, .period = 1 };
+	struct embm_stats *st = embm_stats_alloc(8);
+	struct embm_window *ram, *dev;
+	struct page *page;
+	u64 phys, nomem;
+	int nid, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	embm_stats_classify_nodes(st);
+	page = alloc_pages(GFP_KERNEL, 1);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	nid = page_to_nid(page);
+	phys = PFN_PHYS(page_to_pfn(page));
+	/* Addresses above all memory, as a namespace's would be to the test. */
+	nomem = PFN_PHYS(ALIGN(max_pfn, PAGES_PER_SECTION) + PAGES_PER_SECTION);
+	KUNIT_ASSERT_NULL(test, pfn_to_online_page(PHYS_PFN(nomem)));
+
+	mutex_lock(&st->lock);
+	st->nr_win = 0;		/* windows of this machine, if any, aside */
+	ram = embm_stats_window_get(st, phys, phys + PAGE_SIZE - 1);
+	dev = embm_stats_window_get(st, nomem, nomem + SZ_2M - 1);
+	KUNIT_ASSERT_NOT_NULL(test, ram);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_EXPECT_PTR_EQ(test, ram, embm_stats_window_get(st, phys, phys + PAGE_SIZE - 1));
+	KUNIT_EXPECT_EQ(test, 2, st->nr_win);
+	KUNIT_EXPECT_EQ(test, NUMA_NO_NODE, dev->nid);
+
+	s.phys = phys + 8;				/* RAM in a window */
+	embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+	embm_stats_add(st, &s, 1, EMBM_OP_LOAD, true);	/* latency only */
+	s.phys = phys + PAGE_SIZE;			/* RAM, no window */
+	embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+	s.phys = nomem + 64;				/* device pages */
+	for (i = 0; i < 3; i++)
+		embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+	embm_stats_add(st, &s, 1, EMBM_OP_LOAD, true);
+	s.phys = nomem + SZ_4M;				/* nothing at all */
+	embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
+
+	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].samples);
+	KUNIT_EXPECT_EQ(test, 1ULL, st->node[nid].cxl);
+	KUNIT_EXPECT_EQ(test, 1ULL, ram->samples);
+	KUNIT_EXPECT_EQ(test, 0ULL, ram->device);
+	KUNIT_EXPECT_EQ(test, 3ULL, dev->samples);
+	KUNIT_EXPECT_EQ(test, 3ULL, dev->device);
+	KUNIT_EXPECT_EQ(test, 3ULL, embm_stats_device(st));
+	KUNIT_EXPECT_EQ(test, 1ULL, st->bad_pfn);
+	KUNIT_EXPECT_EQ(test, 2ULL, embm_stats_attributed(st));
+	KUNIT_EXPECT_EQ(test, 8ULL, st->samples);
+
+	/* A full table follows no more windows; the others keep theirs. */
+	for (i = st->nr_win; i < EMBM_MAX_WINDOWS; i++)
+		KUNIT_EXPECT_NOT_NULL(test, embm_stats_window_get(st, nomem + (i + 1) * SZ_8M,
+								  nomem + (i + 2) * SZ_8M - 1));
+	KUNIT_EXPECT_NULL(test, embm_stats_window_get(st, 0, PAGE_SIZE - 1));
+	KUNIT_EXPECT_EQ(test, EMBM_MAX_WINDOWS, st->nr_win);
+	KUNIT_EXPECT_PTR_EQ(test, dev, embm_stats_window_get(st, nomem, nomem + SZ_2M - 1));
+	mutex_unlock(&st->lock);
+	__free_pages(page, 1);
+	embm_stats_put(st);
+}
+
 /* Node-sized tables for 1024 node ids: an 8 MiB matrix, so kvcalloc(). */
 static void embm_many_nodes_test(struct kunit *test)
 {
@@ -187,6 +258,7 @@ static struct kunit_case embm_stats_test_cases[] = {
 	KUNIT_CASE(embm_lat_bucket_test),
 	KUNIT_CASE(embm_stats_add_test),
 	KUNIT_CASE(embm_new_node_test),
+	KUNIT_CASE(embm_window_test),
 	KUNIT_CASE(embm_many_nodes_test),
 	KUNIT_CASE(embm_distinct_pages_test),
 	{}

@@ -173,11 +173,12 @@ int embm_proc_read_status(const char *dir, struct embm_proc_status *st)
 	return 0;
 }
 
-enum col_type { COL_INT, COL_UINT, COL_ULL, COL_HEX, COL_DOUBLE, COL_STR, COL_STUDY };
+enum col_type { COL_INT, COL_UINT, COL_ULL, COL_HEX, COL_DOUBLE, COL_STR, COL_LIST, COL_STUDY };
 
 /*
  * A column of a table file: its name in the header, its type, where it
- * goes in a row; COL_STR goes into char[EMBM_PROC_WORD].
+ * goes in a row; COL_STR goes into char[EMBM_PROC_WORD], COL_LIST into
+ * char[EMBM_PROC_LIST].
  */
 struct col {
 	const char *name;
@@ -202,6 +203,17 @@ static const struct col node_cols[] = {	/* the key column first */
 	COL("study", COL_STUDY, struct embm_node, study),
 	COL("cache", COL_ULL, struct embm_node, cache),
 	COL("memory", COL_ULL, struct embm_node, mem),
+	COL("cxl_samples", COL_ULL, struct embm_node, cxl),
+	COL("windows", COL_LIST, struct embm_node, windows),
+};
+
+static const struct col window_cols[] = {
+	COL("window", COL_STR, struct embm_cxl_window, name),
+	COL("start", COL_HEX, struct embm_cxl_window, start),
+	COL("end", COL_HEX, struct embm_cxl_window, end),
+	COL("node", COL_INT, struct embm_cxl_window, node),
+	COL("samples", COL_ULL, struct embm_cxl_window, samples),
+	COL("device_samples", COL_ULL, struct embm_cxl_window, device),
 };
 
 static const struct col hot_cols[] = {
@@ -239,6 +251,9 @@ static int parse_field(const struct col *c, const char *s, char *row)
 		break;
 	case COL_STR:
 		snprintf(p, EMBM_PROC_WORD, "%s", s);
+		return 0;
+	case COL_LIST:
+		snprintf(p, EMBM_PROC_LIST, "%s", s);
 		return 0;
 	case COL_STUDY:
 		*(bool *)p = !strcmp(s, "*");
@@ -329,6 +344,22 @@ int embm_proc_read_hot(const char *dir, struct embm_hot *hot, int max)
 	return read_table(dir, "hotpages", hot_cols,
 			  ARRAY_SIZE(hot_cols),
 			  hot, sizeof(*hot), max);
+}
+
+/**
+ * embm_proc_read_windows() - read DIR/windows (root only)
+ * @dir: normally EMBM_PROC_DIR
+ * @w:	 at most @max rows, w0 first
+ * @max: size of @w
+ *
+ * Return: the number of CXL windows, 0 when no session ran since boot, or
+ * -1 with errno set (EPERM or EACCES for a reader who is not root).
+ */
+int embm_proc_read_windows(const char *dir, struct embm_cxl_window *w, int max)
+{
+	return read_table(dir, "windows", window_cols,
+			  ARRAY_SIZE(window_cols),
+			  w, sizeof(*w), max);
 }
 
 /**

@@ -4,7 +4,7 @@
  *
  * Every file starts with "version N" (EMBM_PROC_VERSION).  status holds
  * "key value" lines and "event NAME [(leader)] key value ..." lines; the
- * table files (nodes, hotpages, matrix) have a header line naming their
+ * table files (nodes, hotpages, windows, matrix) have a header line naming their
  * columns, read by name, so a column added later breaks no reader.
  */
 #ifndef __EMBM_TOOLS_PROCFS_H
@@ -16,6 +16,7 @@
 #define EMBM_PROC_MAX_KEYS	96
 #define EMBM_PROC_MAX_EVENTS	16
 #define EMBM_PROC_WORD		16	/* a one-word column: tier */
+#define EMBM_PROC_LIST		80	/* a list column: windows ("w0,w1") */
 
 /* One "event" line of status: one kind of perf event of the session. */
 struct embm_event {
@@ -42,9 +43,17 @@ struct embm_node {
 	int node;
 	char tier[EMBM_PROC_WORD];
 	unsigned long long samples, loads, stores, accesses, lat_samples,
-			   lat_mean, pages, cache, mem;
+			   lat_mean, pages, cache, mem, cxl;
 	double share;
 	bool study;
+	char windows[EMBM_PROC_LIST];
+};
+
+/* One row of /proc/embm/windows: a CXL window. */
+struct embm_cxl_window {
+	char name[EMBM_PROC_WORD];
+	unsigned long long start, end, samples, device;
+	int node;
 };
 
 /* One row of /proc/embm/hotpages. */
@@ -70,6 +79,7 @@ const struct embm_event *embm_proc_status_event(const struct embm_proc_status *s
 						const char *name);
 int embm_proc_read_nodes(const char *dir, struct embm_node *nodes, int max);
 int embm_proc_read_hot(const char *dir, struct embm_hot *hot, int max);
+int embm_proc_read_windows(const char *dir, struct embm_cxl_window *w, int max);
 int embm_proc_read_matrix(const char *dir, struct embm_matrix *m, int max);
 void embm_proc_free_matrix(struct embm_matrix *m);
 

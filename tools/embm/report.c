@@ -34,6 +34,8 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		{ "ksamplingd_cpu_permille", &r->cpu_permille },
 		{ "cache_served", &r->cache_served },
 		{ "kinds_multiplexed", &r->kinds_multiplexed },
+		{ "cxl_windows", &r->cxl_windows },
+		{ "cxl_device_samples", &r->cxl_device },
 	};
 	const char *v;
 	unsigned int i;
@@ -66,10 +68,19 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 	}
 }
 
+/* A file only root may read (physical addresses), read by someone else. */
+static bool for_root(int err)
+{
+	return err == EPERM || err == EACCES;
+}
+
 /**
  * embm_report_read() - read every file of an embm procfs directory
  * @r:   filled in; free with embm_report_free()
  * @dir: normally EMBM_PROC_DIR
+ *
+ * hotpages and windows, for root only, are left empty for others
+ * (@r->hot_hidden, @r->nr_win -1).
  *
  * Return: 0; -1 with errno set when a file is missing or of another
  * version (ENOENT: no embm here; EPROTO: a layout this tool does not know).
@@ -101,12 +112,19 @@ int embm_report_read(struct embm_report *r, const char *dir)
 	if (!r->hot)
 		return -1;
 	n = embm_proc_read_hot(dir, r->hot, EMBM_TOOLS_MAX_HOT);
-	if (n < 0 || embm_proc_read_matrix(dir, &r->matrix, EMBM_TOOLS_MAX_NODES)) {
-		embm_report_free(r);
-		return -1;
-	}
-	r->nr_hot = n;
+	r->hot_hidden = n < 0 && for_root(errno);
+	if ((n < 0 && !r->hot_hidden) ||
+	    embm_proc_read_matrix(dir, &r->matrix, EMBM_TOOLS_MAX_NODES))
+		goto out_free;
+	r->nr_hot = n > 0 ? n : 0;
+	r->nr_win = embm_proc_read_windows(dir, r->win, EMBM_TOOLS_MAX_WINDOWS);
+	if (r->nr_win < 0 && !for_root(errno))
+		goto out_free;
 	return 0;
+
+out_free:
+	embm_report_free(r);
+	return -1;
 }
 
 void embm_report_free(struct embm_report *r)
@@ -122,6 +140,28 @@ static void print_lat(FILE *f, const struct embm_node *n)
 		fprintf(f, " %9llu", n->lat_mean);
 	else
 		fprintf(f, " %9s", "-");
+}
+
+/* The CXL windows, their ranges if this reader may see them. */
+static void print_windows(FILE *f, const struct embm_report *r)
+{
+	int i;
+
+	if (!r->cxl_windows)
+		return;
+	if (r->nr_win < 0) {
+		fprintf(f, "\nCXL windows: %llu, %llu samples on device pages",
+			r->cxl_windows, r->cxl_device);
+		fprintf(f, " (ranges: for root only)\n");
+		return;
+	}
+	fprintf(f, "\nCXL windows:\n");
+	for (i = 0; i < r->nr_win; i++) {
+		const struct embm_cxl_window *w = &r->win[i];
+
+		fprintf(f, "  %-4s %#llx-%#llx node %d: %llu samples, %llu on device pages\n",
+			w->name, w->start, w->end, w->node, w->samples, w->device);
+	}
 }
 
 /**
@@ -159,7 +199,7 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	fprintf(f, "\n");
 
 	fprintf(f,
-		"  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages      cache     memory\n");
+		"  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages      cache     memory        cxl windows\n");
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
@@ -167,8 +207,10 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 			n->node, n->tier, n->samples, n->share, n->loads, n->stores,
 			n->accesses);
 		print_lat(f, n);
-		fprintf(f, " %9llu %10llu %10llu\n", n->pages, n->cache, n->mem);
+		fprintf(f, " %9llu %10llu %10llu %10llu %s\n", n->pages, n->cache, n->mem,
+			n->cxl, n->windows[0] ? n->windows : "-");
 	}
+	print_windows(f, r);
 	if (m->nr_rows) {
 		fprintf(f, "\nsamples by CPU node (rows) and memory node (columns):\n%8s", "");
 		for (c = 0; c < m->nr_cols; c++)
@@ -199,6 +241,8 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		if (!shown)
 			fprintf(f, "  none: no page was sampled more than once for sure\n");
 	}
+	if (r->hot_hidden && top)
+		fprintf(f, "\nhot pages: for root only (physical addresses)\n");
 }
 
 static void json_str(FILE *f, const char *s)
@@ -263,9 +307,23 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 			n->share, n->loads, n->stores);
 		fprintf(f, "\"accesses\": %llu, \"lat_samples\": %llu, \"lat_mean_cycles\": %llu, ",
 			n->accesses, n->lat_samples, n->lat_mean);
-		fprintf(f, "\"pages\": %llu, \"cache\": %llu, \"memory\": %llu, \"study\": %s}%s\n",
-			n->pages, n->cache, n->mem, n->study ? "true" : "false",
+		fprintf(f, "\"pages\": %llu, \"cache\": %llu, \"memory\": %llu, ",
+			n->pages, n->cache, n->mem);
+		fprintf(f, "\"cxl_samples\": %llu, \"windows\": ", n->cxl);
+		json_str(f, n->windows);
+		fprintf(f, ", \"study\": %s}%s\n", n->study ? "true" : "false",
 			i + 1 < r->nr_nodes ? "," : "");
+	}
+	fprintf(f, " ],\n \"cxl_device_samples\": %llu, \"windows\": [\n", r->cxl_device);
+	for (i = 0; i < r->nr_win; i++) {
+		const struct embm_cxl_window *w = &r->win[i];
+
+		fprintf(f, "  {\"window\": ");
+		json_str(f, w->name);
+		fprintf(f, ", \"start\": %llu, \"end\": %llu, \"node\": %d, ",
+			w->start, w->end, w->node);
+		fprintf(f, "\"samples\": %llu, \"device_samples\": %llu}%s\n",
+			w->samples, w->device, i + 1 < r->nr_win ? "," : "");
 	}
 	fprintf(f, " ],\n \"matrix\": [\n");
 	for (i = 0; i < m->nr_rows; i++) {

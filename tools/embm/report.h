@@ -12,6 +12,7 @@
 
 #define EMBM_TOOLS_MAX_NODES	1024
 #define EMBM_TOOLS_MAX_HOT	65536
+#define EMBM_TOOLS_MAX_WINDOWS	16
 
 /* What /proc/embm says, in one read of each file. */
 struct embm_report {
@@ -33,6 +34,10 @@ struct embm_report {
 	struct embm_matrix matrix;
 	int nr_hot;
 	struct embm_hot *hot;
+	bool hot_hidden;		/* hotpages is for root */
+	unsigned long long cxl_windows, cxl_device;
+	int nr_win;			/* -1: windows is for root */
+	struct embm_cxl_window win[EMBM_TOOLS_MAX_WINDOWS];
 };
 
 int embm_report_read(struct embm_report *r, const char *dir);

@@ -12,10 +12,14 @@
 #     span then reaches into the CXL window; checked), every node with
 #     CPUs is still "dram" and the CPU-less DRAM-like node "far": no
 #     "cxl" (with span-based tiers, node 0 was "cxl" here);
-#  3. a session that runs while the memory is onlined (checked: running
+#  3. a program that maps the namespace (embm_dax_touch): each of its
+#     faults there is a sample in the CXL window, on device pages, on no
+#     node, and not an address embm could not place;
+#  4. a session that runs while the memory is onlined (checked: running
 #     before, and the window's node without memory at its start) counts
-#     the pages then bound to it exactly and calls the node "cxl";
-#  4. after it, the other nodes keep their tiers.
+#     the pages then bound to it exactly, calls the node "cxl", all of
+#     its samples in the window, which it names;
+#  5. after it, the other nodes keep their tiers.
 #
 # Skips without a CXL memory device.  Needs root, embm, embm-run,
 # embm-bench and the guest's cxl-online (scripts/embm.d/guest): outside
@@ -35,6 +39,16 @@ json_node() {
 # json_tier FILE NODE: the tier embm gave a node.
 json_tier() {
 	sed -n "s/.*{\"node\": $2, \"tier\": \"\\([a-z]*\\)\".*/\\1/p" "$1" | head -n 1
+}
+
+# json_str FILE NODE FIELD: a string field of one node line.
+json_str() {
+	sed -n "s/.*{\"node\": $2,.*\"$3\": \"\([^\"]*\)\".*/\1/p" "$1" | head -n 1
+}
+
+# json_win FILE WINDOW FIELD: a number of one window line ("w0").
+json_win() {
+	sed -n "s/.*{\"window\": \"$2\",.*\"$3\": \(-*[0-9]*\).*/\1/p" "$1" | head -n 1
 }
 
 # expand a sysfs node list ("0-2,4") into "0 1 2 4"
@@ -69,7 +83,7 @@ if [ ! -r /proc/embm/status ] || ! command -v embm-run >/dev/null ||
 	ktap_skip_all "needs root, embm, embm-run and cxl-online"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 4
+ktap_set_plan 5
 
 old_budget=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/embm/cpu_budget)
 echo 0 >/sys/kernel/mm/embm/cpu_budget
@@ -110,7 +124,30 @@ else
 	sed 's/^/# /' "$tmp/err" "$tmp/ns.json"
 fi
 
-# 3: a session across the onlining; its workload waits for the node, then
+# 3: a mapping of the namespace: samples on device pages of the window
+embm-run -S swfault -P 1 -j -o "$tmp/dax.json" -- \
+	embm_dax_touch "/dev/$dax" 8M >"$tmp/dax.out" 2>"$tmp/err"
+rc=$?
+faults=$(sed -n 's/^faults \([0-9]*\)$/\1/p' "$tmp/dax.out")
+nwin=$(grep -c '{"window": ' "$tmp/dax.json")
+wdev=$(json_win "$tmp/dax.json" w0 device_samples)
+wall=$(json_win "$tmp/dax.json" w0 samples)
+wnode=$(json_win "$tmp/dax.json" w0 node)
+# bad_pfn: samples on no online memory outside the windows (the session's
+# status stays until the next one starts).
+bad=$(sed -n 's/^bad_pfn \([0-9]*\)$/\1/p' /proc/embm/status)
+ktap_print_msg "embm_dax_touch: ${faults:-?} faults on /dev/$dax; window w0 of $nwin:" \
+	"${wall:-?} samples, ${wdev:-?} on device pages, node ${wnode:-?}; bad_pfn ${bad:-?}"
+if [ $rc = 0 ] && [ -n "$faults" ] && [ "$faults" -gt 0 ] && [ "$nwin" = 1 ] &&
+   [ "$wdev" = "$faults" ] && [ "$wall" = "$faults" ] && [ "$wnode" = -1 ] &&
+   [ "$bad" = 0 ]; then
+	ktap_test_pass "faults on the devdax namespace count in the CXL window, on no node"
+else
+	ktap_test_fail "faults on the devdax namespace count in the CXL window, on no node"
+	sed 's/^/# /' "$tmp/err" "$tmp/dax.json"
+fi
+
+# 4: a session across the onlining; its workload waits for the node, then
 # binds 8 MiB to it and 8 MiB to the first node with CPUs.
 first_cpu_node=$(echo $cpu_nodes | awk '{ print $1 }')
 embm-run -S swfault -P 1 -j -o "$tmp/run.json" -- sh -c "
@@ -138,20 +175,26 @@ rc=$?
 truth=$(json_node "$tmp/bench.json" "$cxl" pages)
 got=$(json_node "$tmp/run.json" "$cxl" samples)
 tier=$(json_tier "$tmp/run.json" "$cxl")
+incxl=$(json_node "$tmp/run.json" "$cxl" cxl_samples)
+wins=$(json_str "$tmp/run.json" "$cxl" windows)
+wnode=$(json_win "$tmp/run.json" w0 node)
 ktap_print_msg "CXL node $cxl: embm-bench touched ${truth:-?} pages," \
-	"embm counted ${got:-?} samples, tier ${tier:-?}"
-what="a node onlined mid-session: its pages counted exactly, tier cxl"
+	"embm counted ${got:-?} samples, ${incxl:-?} in a CXL window, tier ${tier:-?}," \
+	"windows ${wins:-?} (w0 on node ${wnode:-?})"
+what="a node onlined mid-session: its pages counted exactly, tier cxl, in window w0"
 ktap_print_msg "session running before the onlining: $running; node new: $fresh"
 if [ $rc = 0 ] && [ $krc = 0 ] && [ $running = 1 ] && [ $fresh = 1 ] &&
-   [ -n "$truth" ] && [ "$truth" -gt 0 ] && [ "$got" = "$truth" ] && [ "$tier" = cxl ]; then
+   [ -n "$truth" ] && [ "$truth" -gt 0 ] && [ "$got" = "$truth" ] && [ "$tier" = cxl ] &&
+   [ "$incxl" = "$got" ] && [ "$wins" = w0 ] && [ "$wnode" = "$cxl" ]; then
 	ktap_test_pass "$what"
 else
 	ktap_test_fail "$what"
 	sed 's/^/# /' "$tmp/err"
 fi
 sed 's/^/# nodes: /' /proc/embm/nodes
+sed 's/^/# windows: /' /proc/embm/windows
 
-# 4: the other nodes keep their tiers, the devdax pages gone to kmem
+# 5: the other nodes keep their tiers, the devdax pages gone to kmem
 if tiers_ok "$tmp/run.json"; then
 	ktap_test_pass "after the onlining, the DRAM nodes are dram and the far node far"
 else

@@ -91,8 +91,10 @@ static const struct bad cases[] = {
 	{ PROC_WRITE, "matrix", .err = EIO },
 	{ PROC_WRITE, "latency", .err = EIO },
 	{ PROC_WRITE, "hotpages", .err = EIO },
+	{ PROC_WRITE, "windows", .err = EIO },
 	{ PROC_OPEN, "status", .err = EACCES, .as_nobody = true },	/* for writing */
 	{ PROC_OPEN, "hotpages", .err = EACCES, .as_nobody = true },	/* 0400 */
+	{ PROC_OPEN, "windows", .err = EACCES, .as_nobody = true },	/* 0400 */
 	{ PROC_OPEN, "nosuch", .err = ENOENT },
 	{ PROC_SEEK, "status", .err = EINVAL },
 	{ PROC_SEEK, "nodes", .err = EINVAL },

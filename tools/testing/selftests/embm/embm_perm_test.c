@@ -405,31 +405,39 @@ TEST_F(perm, end_and_read_follow_perf_rules)
 	}
 }
 
-/* Physical page numbers need CAP_SYS_ADMIN, as in /proc/PID/pagemap. */
+/*
+ * Physical addresses (hot pages, CXL windows) need CAP_SYS_ADMIN, as in
+ * /proc/PID/pagemap.
+ */
 TEST_F(perm, hotpages_need_cap_sys_admin)
 {
+	static const char *const files[] = { "/proc/embm/hotpages", "/proc/embm/windows" };
 	pid_t pid;
-	int fd;
+	int fd, i;
 
 	/* CAP_PERFMON is enough for the other files at level 2, not at 3. */
 	ASSERT_EQ(0, set_paranoid(2));
 	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
-	fd = open("/proc/embm/hotpages", O_RDONLY);
-	EXPECT_LE(0, fd);
-	if (fd >= 0)
-		close(fd);
+	for (i = 0; i < 2; i++) {
+		fd = open(files[i], O_RDONLY);
+		EXPECT_LE(0, fd);
+		if (fd >= 0)
+			close(fd);
+	}
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* Still uid 0 (the file's owner), with CAP_PERFMON but not CAP_SYS_ADMIN. */
 		if (set_caps(1ULL << CAP_PERFMON))
 			_exit(2);
-		fd = open("/proc/embm/hotpages", O_RDONLY);
-		if (fd >= 0 || errno != EPERM)
-			_exit(3);
+		for (i = 0; i < 2; i++) {
+			fd = open(files[i], O_RDONLY);
+			if (fd >= 0 || errno != EPERM)
+				_exit(3 + i);
+		}
 		/* The other files follow perf's rules, which CAP_PERFMON meets. */
 		fd = open("/proc/embm/nodes", O_RDONLY);
-		_exit(fd < 0 ? 4 : 0);
+		_exit(fd < 0 ? 5 : 0);
 	}
 	EXPECT_EQ(0, reap(pid));
 	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));

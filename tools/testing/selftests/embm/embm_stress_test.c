@@ -316,7 +316,10 @@ TEST_F_TIMEOUT(stress, flood_into_smallest_ring_counts_losses, 300)
 	EXPECT_LE((long long)FLOOD_THREADS * FLOOD_PAGES, total + lost);
 }
 
-static const char *const proc_files[] = { "status", "nodes", "matrix", "latency", "hotpages" };
+static const char *const proc_files[] = {
+	"status", "nodes", "matrix", "latency", "hotpages", "windows",
+};
+
 static int stop_readers;	/* __atomic_*_n() */
 
 static void *reader(void *arg)
@@ -327,7 +330,8 @@ static void *reader(void *arg)
 	int fd;
 
 	for (i = 0; !__atomic_load_n(&stop_readers, __ATOMIC_RELAXED); i++) {
-		snprintf(path, sizeof(path), "/proc/embm/%s", proc_files[i % 5]);
+		snprintf(path, sizeof(path), "/proc/embm/%s",
+			 proc_files[i % ARRAY_SIZE(proc_files)]);
 		fd = open(path, O_RDONLY);
 		if (fd < 0) {
 			bad++;

@@ -172,9 +172,9 @@ check "embm-stat --once and --json" sh -c \
 
 # 12: every /proc/embm file starts with the version the tools know
 v=1
-for f in status nodes matrix latency hotpages; do
-	[ "$(head -n 1 /proc/embm/$f)" = "version 2" ] || v=0
+for f in status nodes matrix latency hotpages windows; do
+	[ "$(head -n 1 /proc/embm/$f)" = "version 3" ] || v=0
 done
-check "procfs files are version 2 (EMBM_PROC_VERSION)" [ $v = 1 ]
+check "procfs files are version 3 (EMBM_PROC_VERSION)" [ $v = 1 ]
 
 ktap_finished
