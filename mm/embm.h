@@ -298,14 +298,16 @@ struct embm_hot;
  * @hot:	hot pages.
  * @samples:	every sample added.
  * @no_phys:	samples without a physical address.
- * @bad_pfn:	samples whose pfn is not online System RAM, outside the
- *		CXL windows (in one, they count in its @device).
+ * @bad_pfn:	samples whose pfn is not online System RAM of a node of
+ *		@node, outside the CXL windows (device pages in one count
+ *		in its @device).  Not latency-only samples.
  * @cache:	samples a data source said a cache served.
  * @kind_samples: samples by the event kind that took them.
  * @win:	the CXL windows, as scanned at start and whenever a node
  *		gets memory during the session.
  * @nr_win:	how many of @win are in use.
  * @win_over:	windows seen beyond EMBM_MAX_WINDOWS, not followed.
+ * @mem_gen:	the memory hotplug generation of the last scan of @win.
  *
  * Written by embm_stats.c alone (embm_stats_add()), under @lock; what the
  * sampler knows of itself is in struct embm_sampler_status.
@@ -327,6 +329,7 @@ struct embm_stats {
 	struct embm_window win[EMBM_MAX_WINDOWS];
 	int nr_win;
 	unsigned int win_over;
+	int mem_gen;
 };
 
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);

@@ -194,6 +194,7 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "no_phys %llu\n", st->no_phys);
 	seq_printf(m, "bad_pfn %llu\n", st->bad_pfn);
 	seq_printf(m, "cxl_windows %d\n", st->nr_win);
+	seq_printf(m, "cxl_windows_dropped %u\n", st->win_over);
 	seq_printf(m, "cxl_device_samples %llu\n", embm_stats_device(st));
 	seq_printf(m, "lost %llu\n", ss->lost);
 	seq_printf(m, "throttled %llu\n", ss->throttled);

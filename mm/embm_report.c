@@ -77,8 +77,8 @@ void embm_report_nodes_header(struct seq_buf *sb)
 }
 
 /*
- * The CXL windows that hold most of @nid's online System RAM in them, as
- * "w0,w2", or "-".  The ranges are in /proc/embm/windows, for root.
+ * The CXL windows whose online System RAM is mostly on @nid, as "w0,w2",
+ * or "-".  The ranges are in /proc/embm/windows, for root.
  */
 static void embm_report_windows(struct seq_buf *sb, const struct embm_stats *st, int nid)
 {
@@ -124,14 +124,17 @@ void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u6
 	embm_report_windows(sb, st, nid);
 }
 
-/* CXL window @i of @st, for the kernel log.  Caller holds st->lock. */
+/*
+ * CXL window @i of @st, for the kernel log.  Not its physical range: an
+ * unprivileged user may start a session, and read the log.  Caller holds
+ * st->lock.
+ */
 static void embm_report_window(struct seq_buf *sb, const struct embm_stats *st, int i)
 {
 	const struct embm_window *w = &st->win[i];
 
-	seq_buf_printf(sb, "CXL window w%d [mem %#llx-%#llx]: ", i, w->start, w->end);
-	seq_buf_printf(sb, "node %d, %llu samples, %llu on device pages",
-		       w->nid, w->samples, w->device);
+	seq_buf_printf(sb, "CXL window w%d: node %d, %llu samples, %llu on device pages",
+		       i, w->nid, w->samples, w->device);
 }
 
 /* Sessions may be started by unprivileged users in a loop: whole tables, rate-limited. */
@@ -149,8 +152,8 @@ static void embm_report_line(struct seq_buf *sb)
  * @v: a view of a session that just ended, with results
  *
  * The per-node table is /proc/embm/nodes's, header included, then the
- * CXL windows with their physical ranges.  At most ten tables every five
- * seconds.
+ * CXL windows by name (their ranges are for root: /proc/embm/windows).
+ * At most ten tables every five seconds.
  *
  * Context: process; takes v->stats->lock.
  */

@@ -16,6 +16,7 @@
 #include <linux/cpumask.h>
 #include <linux/ioport.h>
 #include <linux/math64.h>
+#include <linux/memory.h>
 #include <linux/memory-tiers.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
@@ -39,6 +40,30 @@ static unsigned int embm_page_bit(u64 pfn)
 	pfn ^= pfn >> 33;
 	return pfn >> (64 - EMBM_PAGES_BITS);
 }
+
+/*
+ * Bumped by every memory block that goes online or offline: a session
+ * rescans its CXL windows when it sees a new value.  The notifier runs
+ * with mem_hotplug_lock held and takes nothing else.
+ */
+static atomic_t embm_mem_gen = ATOMIC_INIT(0);
+
+static int embm_mem_notify(struct notifier_block *nb, unsigned long action, void *arg)
+{
+	if (action == MEM_ONLINE || action == MEM_OFFLINE)
+		atomic_inc(&embm_mem_gen);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block embm_mem_nb = {
+	.notifier_call = embm_mem_notify,
+};
+
+static int __init embm_stats_init(void)
+{
+	return register_memory_notifier(&embm_mem_nb);
+}
+late_initcall(embm_stats_init);
 
 static const char *const embm_tier_names[EMBM_NR_TIERS] = {
 	[EMBM_TIER_DRAM] = "dram",
@@ -79,9 +104,8 @@ static enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_wind
  * first online page of each memory section they are in (sections do not
  * straddle nodes in practice: windows are 256 MiB aligned).  Pages of a
  * ZONE_DEVICE namespace (devdax, fsdax) are not System RAM and never
- * count, however far the span of the node they are given to reaches.  A
- * section being offlined meanwhile may give a stale node, as a sample's
- * page may in embm_stats_add(): a race accepted for a label.
+ * count, however far the span of the node they are given to reaches.
+ * Called with memory hot-remove held off (embm_cxl_scan()).
  */
 static int embm_cxl_ram(unsigned long pfn, unsigned long nr_pages, void *arg)
 {
@@ -127,9 +151,7 @@ static struct embm_window *embm_stats_window_get(struct embm_stats *st, u64 star
 	if (st->nr_win == EMBM_MAX_WINDOWS)
 		return NULL;
 	w = &st->win[st->nr_win++];
-	w->start = start;
-	w->end = end;
-	w->nid = NUMA_NO_NODE;
+	*w = (struct embm_window){ .start = start, .end = end, .nid = NUMA_NO_NODE };
 	return w;
 }
 
@@ -145,9 +167,7 @@ static int embm_cxl_window(struct resource *res, void *arg)
 	walk_system_ram_range(start, PHYS_PFN(res->end + 1) - start, sc->win_pages,
 			      embm_cxl_ram);
 	w = embm_stats_window_get(sc->st, res->start, res->end);
-	if (w)
-		w->nid = NUMA_NO_NODE;
-	else
+	if (!w)
 		sc->over++;
 	for (nid = 0; nid < nr_node_ids; nid++) {
 		sc->pages[nid] += sc->win_pages[nid];
@@ -167,25 +187,34 @@ static int embm_cxl_window(struct resource *res, void *arg)
  * the window's edge), or a node that holds both DRAM and CXL memory, then
  * keeps the tier of most of its memory; a node with some of both is
  * logged.  Without memory for the counts, no node is cxl (and that is
- * logged).  Process context: may sleep; takes resource_lock for reading,
- * once per resource looked up.  Caller holds st->lock, or is the only
- * user of @st.
+ * logged).  A window no longer there keeps its counts, with no node.
+ *
+ * Process context: may sleep.  Caller holds st->lock, or is the only user
+ * of @st.  Holds off memory hot-remove (get_online_mems()) while it reads
+ * the pages' nodes: nothing takes st->lock under mem_hotplug_lock (the
+ * memory notifier above takes no lock).  Takes resource_lock for reading,
+ * once per resource looked up.
  */
 static void embm_cxl_scan(struct embm_stats *st, nodemask_t *nodes)
 {
 	struct embm_cxl_scan sc = { .st = st };
 	unsigned long present;
-	int nid;
+	int nid, i;
 
 	nodes_clear(*nodes);
+	st->mem_gen = atomic_read(&embm_mem_gen);
+	for (i = 0; i < st->nr_win; i++)
+		st->win[i].nid = NUMA_NO_NODE;
 	sc.pages = kcalloc(nr_node_ids, sizeof(*sc.pages), GFP_KERNEL);
 	sc.win_pages = kcalloc(nr_node_ids, sizeof(*sc.win_pages), GFP_KERNEL);
 	if (!sc.pages || !sc.win_pages) {
 		pr_warn_ratelimited("no memory to find the CXL nodes: none is called cxl\n");
 		goto out;
 	}
+	get_online_mems();
 	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, &sc,
 			    embm_cxl_window);
+	put_online_mems();
 	if (sc.over > st->win_over) {
 		pr_warn_ratelimited("%u CXL windows beyond the first %d not followed\n",
 				    sc.over, EMBM_MAX_WINDOWS);
@@ -260,6 +289,18 @@ static void __embm_stats_add_node(struct embm_stats *st, int nid)
 	st->tier[nid] = embm_node_tier(nid, &cxl);
 	if (!ns->pages)
 		ns->pages = embm_pages_alloc();
+}
+
+/*
+ * Memory went online or offline somewhere: find the windows and their
+ * nodes again (the nodes' tiers stay).  Out of line, for its nodemask.
+ * Context: ksamplingd (process), st->lock held; may sleep.
+ */
+static noinline void embm_stats_rescan(struct embm_stats *st)
+{
+	nodemask_t cxl;
+
+	embm_cxl_scan(st, &cxl);
 }
 
 static void embm_stats_free(struct embm_stats *st);
@@ -514,14 +555,17 @@ static unsigned int embm_lat_bucket(u64 cycles)
  *
  * A sample whose address lies in a CXL window counts in that window too,
  * and in its node's cxl count; one on a page that is not online System RAM
- * there (a device's) counts in the window alone.  A sample that a data
- * source says a cache served counts in the node's samples, pages and
- * cache count only.  Latency comes only from samples
+ * there (a device's) counts in the window alone.  A latency-only sample
+ * off the nodes counts nowhere (the event that counts the access does).
+ * A sample that a data source says a cache served counts in the node's
+ * samples, pages and cache count only.  Latency comes only from samples
  * served by memory (DRAM, PMEM, CXL): a cache hit's latency is not the
  * memory's.
  *
  * Context: ksamplingd (process), st->lock held; may sleep, the first time
- * a node that had no memory at start gets a sample.
+ * a node that had no memory at start gets a sample, and the first sample
+ * after memory went online or offline anywhere (the windows are scanned
+ * again).
  */
 void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		    int kind, enum embm_op op, bool latency_only)
@@ -543,28 +587,31 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		st->no_phys++;
 		return;
 	}
+	/* Memory came or went: the windows' nodes may have changed. */
+	if (unlikely(st->mem_gen != atomic_read(&embm_mem_gen)))
+		embm_stats_rescan(st);
 	pfn = PHYS_PFN(s->phys);
-	win = embm_stats_window(st, s->phys);
 	/* Offlined memory keeps valid pfns whose struct pages are poisoned. */
 	page = pfn_to_online_page(pfn);
-	if (!page) {
-		if (!win) {
-			st->bad_pfn++;
-		} else if (!latency_only) {
+	nid = page ? page_to_nid(page) : NUMA_NO_NODE;
+	if (nid < 0 || nid >= st->nr_nodes) {
+		/* Another event counts the access of a latency-only sample. */
+		if (latency_only)
+			return;
+		win = embm_stats_window(st, s->phys);
+		if (win && !page) {
 			win->samples++;
 			win->device++;
+		} else {
+			st->bad_pfn++;
 		}
-		return;
-	}
-	nid = page_to_nid(page);
-	if (nid < 0 || nid >= st->nr_nodes) {
-		st->bad_pfn++;
 		return;
 	}
 
 	ns = &st->node[nid];
 	if (unlikely(!ns->present))
 		__embm_stats_add_node(st, nid);
+	win = embm_stats_window(st, s->phys);
 	if (s->weight && served == EMBM_SERVED_MEM) {
 		ns->lat_samples++;
 		ns->lat_sum += s->weight;

@@ -314,7 +314,10 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		fprintf(f, ", \"study\": %s}%s\n", n->study ? "true" : "false",
 			i + 1 < r->nr_nodes ? "," : "");
 	}
-	fprintf(f, " ],\n \"cxl_device_samples\": %llu, \"windows\": [\n", r->cxl_device);
+	fprintf(f, " ],\n \"cxl_windows\": %llu, \"cxl_device_samples\": %llu, \"windows\": ",
+		r->cxl_windows, r->cxl_device);
+	/* null: not readable by this user (for root only), [] none */
+	fprintf(f, r->nr_win < 0 ? "null" : "[\n");
 	for (i = 0; i < r->nr_win; i++) {
 		const struct embm_cxl_window *w = &r->win[i];
 
@@ -325,14 +328,14 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		fprintf(f, "\"samples\": %llu, \"device_samples\": %llu}%s\n",
 			w->samples, w->device, i + 1 < r->nr_win ? "," : "");
 	}
-	fprintf(f, " ],\n \"matrix\": [\n");
+	fprintf(f, "%s,\n \"matrix\": [\n", r->nr_win < 0 ? "" : " ]");
 	for (i = 0; i < m->nr_rows; i++) {
 		for (c = 0; c < m->nr_cols; c++)
 			fprintf(f, "  {\"cpu_node\": %d, \"mem_node\": %d, \"samples\": %llu}%s\n",
 				m->rows[i], m->cols[c], m->samples[i * m->nr_cols + c],
 				i + 1 < m->nr_rows || c + 1 < m->nr_cols ? "," : "");
 	}
-	fprintf(f, " ],\n \"hot_pages\": [\n");
+	fprintf(f, " ],\n \"hot_pages\": %s\n", r->hot_hidden ? "null" : "[");
 	for (i = 0; i < r->nr_hot && i < (int)top; i++) {
 		const struct embm_hot *h = &r->hot[i];
 
@@ -341,7 +344,7 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		fprintf(f, "\"count\": %llu, \"error\": %llu}%s\n", h->count, h->error,
 			i + 1 < r->nr_hot && i + 1 < (int)top ? "," : "");
 	}
-	fprintf(f, " ]}\n");
+	fprintf(f, "%s}\n", r->hot_hidden ? "" : " ]");
 }
 
 /* What an errno of embm_start() means, for a person; NULL: strerror()'s. */

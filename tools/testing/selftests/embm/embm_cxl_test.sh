@@ -125,8 +125,10 @@ else
 fi
 
 # 3: a mapping of the namespace: samples on device pages of the window
+touch_prog=$DIR/embm_dax_touch
+[ -x "$touch_prog" ] || touch_prog=$(command -v embm_dax_touch)
 embm-run -S swfault -P 1 -j -o "$tmp/dax.json" -- \
-	embm_dax_touch "/dev/$dax" 8M >"$tmp/dax.out" 2>"$tmp/err"
+	"${touch_prog:-embm_dax_touch}" "/dev/$dax" 8M >"$tmp/dax.out" 2>"$tmp/err"
 rc=$?
 faults=$(sed -n 's/^faults \([0-9]*\)$/\1/p' "$tmp/dax.out")
 nwin=$(grep -c '{"window": ' "$tmp/dax.json")
@@ -178,14 +180,22 @@ tier=$(json_tier "$tmp/run.json" "$cxl")
 incxl=$(json_node "$tmp/run.json" "$cxl" cxl_samples)
 wins=$(json_str "$tmp/run.json" "$cxl" windows)
 wnode=$(json_win "$tmp/run.json" w0 node)
+# The window's range, as /proc/iomem shows the CXL window (root sees it).
+iomem=$(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : CXL Window.*/0x\1 0x\2/p' /proc/iomem |
+	head -n 1)
+[ -z "$iomem" ] || iomem=$(printf '%x %x' $iomem)
+range=$(printf '%x %x' "$(json_win "$tmp/run.json" w0 start)" \
+	"$(json_win "$tmp/run.json" w0 end)" 2>/dev/null)
+ktap_print_msg "w0: $range; /proc/iomem: $iomem"
 ktap_print_msg "CXL node $cxl: embm-bench touched ${truth:-?} pages," \
 	"embm counted ${got:-?} samples, ${incxl:-?} in a CXL window, tier ${tier:-?}," \
 	"windows ${wins:-?} (w0 on node ${wnode:-?})"
-what="a node onlined mid-session: its pages counted exactly, tier cxl, in window w0"
+what="a node onlined mid-session: its pages counted exactly, tier cxl, in window w0 (/proc/iomem's)"
 ktap_print_msg "session running before the onlining: $running; node new: $fresh"
 if [ $rc = 0 ] && [ $krc = 0 ] && [ $running = 1 ] && [ $fresh = 1 ] &&
    [ -n "$truth" ] && [ "$truth" -gt 0 ] && [ "$got" = "$truth" ] && [ "$tier" = cxl ] &&
-   [ "$incxl" = "$got" ] && [ "$wins" = w0 ] && [ "$wnode" = "$cxl" ]; then
+   [ "$incxl" = "$got" ] && [ "$wins" = w0 ] && [ "$wnode" = "$cxl" ] &&
+   [ -n "$iomem" ] && [ "$range" = "$iomem" ]; then
 	ktap_test_pass "$what"
 else
 	ktap_test_fail "$what"

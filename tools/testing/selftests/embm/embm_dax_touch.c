@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -37,12 +38,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	size = strtoull(argv[2], &end, 0);
-	if (*end == 'K' || *end == 'k')
-		size <<= 10;
-	else if (*end == 'M' || *end == 'm')
-		size <<= 20;
+	if (*end && strchr("KkMm", *end)) {
+		size <<= (*end == 'K' || *end == 'k') ? 10 : 20;
+		end++;
+	}
+	if (*end || !size) {
+		fprintf(stderr, "embm_dax_touch: bad size %s\n", argv[2]);
+		return 2;
+	}
 	fd = open(argv[1], O_RDWR);
-	if (fd < 0 || !size) {
+	if (fd < 0) {
 		perror(argv[1]);
 		return 1;
 	}
