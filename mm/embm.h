@@ -273,6 +273,9 @@ struct embm_window {
  * @running:	time on the PMU, likewise: below @enabled when another
  *		perf user or other events left no counter.
  * @lead:	a counting group leader (no samples of its own).
+ * @by_count:	its samples carry no period (software events): its accesses
+ *		are calibrated to @count (embm_stats_node_accesses()).
+ * @weight:	the sum of its samples' periods when @count was read.
  */
 struct embm_kind_stats {
 	const char *name;
@@ -280,6 +283,8 @@ struct embm_kind_stats {
 	u64 enabled;
 	u64 running;
 	bool lead;
+	bool by_count;
+	u64 weight;
 };
 
 struct embm_hot;
@@ -303,6 +308,7 @@ struct embm_hot;
  *		in its @device).  Not latency-only samples.
  * @cache:	samples a data source said a cache served.
  * @kind_samples: samples by the event kind that took them.
+ * @kind_weight: the sum of their periods, latency-only samples aside.
  * @win:	the CXL windows, as scanned at start and whenever a node
  *		gets memory during the session.
  * @nr_win:	how many of @win are in use.
@@ -326,6 +332,7 @@ struct embm_stats {
 	u64 bad_pfn;
 	u64 cache;
 	u64 kind_samples[EMBM_MAX_EVENTS];
+	u64 kind_weight[EMBM_MAX_EVENTS];
 	struct embm_window win[EMBM_MAX_WINDOWS];
 	int nr_win;
 	unsigned int win_over;
@@ -341,6 +348,7 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		    int kind, enum embm_op op, bool latency_only);
 u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
 			     const struct embm_kind_stats *kinds, int nr_kinds);
+void embm_stats_kind_weights(struct embm_stats *st, u64 *weight, int nr_kinds);
 u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem);
 u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);

@@ -487,9 +487,12 @@ static void embm_sum_readings(struct embm_reading *r, unsigned int n,
 	}
 }
 
-/* Put @sums into the status.  Caller holds s->lock. */
+/*
+ * Put @sums into the status, with the periods of each kind's samples as
+ * drained by then (@weight).  Caller holds s->lock.
+ */
 static void __embm_publish_kinds(struct embm_sampler *s,
-				 const struct embm_kind_sum *sums)
+				 const struct embm_kind_sum *sums, const u64 *weight)
 {
 	int d;
 
@@ -497,6 +500,7 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 		s->status.kind[d].count = sums[d].count;
 		s->status.kind[d].enabled = sums[d].enabled;
 		s->status.kind[d].running = sums[d].running;
+		s->status.kind[d].weight = weight[d];
 	}
 }
 
@@ -511,7 +515,7 @@ static void __embm_publish_kinds(struct embm_sampler *s,
  */
 static void embm_read_kinds(struct embm_sampler *s, bool locked)
 {
-	u64 t0 = current->se.sum_exec_runtime;
+	u64 t0 = current->se.sum_exec_runtime, weight[EMBM_MAX_EVENTS];
 	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
 	unsigned int i, n = 0;
 	int cpu;
@@ -533,10 +537,12 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
 		}
 	}
 	embm_sum_readings(s->readings, n, sums);
+	/* Callers drained the buffers just before: the samples of these counts. */
+	embm_stats_kind_weights(s->st, weight, s->nr_descs);
 	s->read_ns += current->se.sum_exec_runtime - t0;
 	if (!locked)
 		mutex_lock(&s->lock);
-	__embm_publish_kinds(s, sums);
+	__embm_publish_kinds(s, sums, weight);
 	if (!locked)
 		mutex_unlock(&s->lock);
 }
@@ -616,6 +622,13 @@ static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 			ss->bad_records++;
 			return;
 		}
+		/*
+		 * Without PERF_SAMPLE_PERIOD (software events, which perf
+		 * samples on every event when it is asked for), the period in
+		 * force: ksamplingd drains every buffer before it changes one.
+		 */
+		if (!(d->attr.sample_type & PERF_SAMPLE_PERIOD))
+			sample.period = d->store ? ss->store_period : ss->period;
 		op = d->op;
 		if (op == EMBM_OP_ANY && s->src->op_of)
 			op = s->src->op_of(&sample);
@@ -749,7 +762,7 @@ static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
  * that what status reports is what the events use.
  *
  * Context: ksamplingd (or the starter before it runs); takes s->lock.
- * Return: 0 or perf_event_period()'s error.
+ * Return: 0 or perf_kernel_counter_period()'s error.
  */
 static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
 {
@@ -765,7 +778,7 @@ static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
 
 			if (!p)
 				continue;
-			err = perf_event_period(c->evs[i].event, p);
+			err = perf_kernel_counter_period(c->evs[i].event, p);
 			if (err) {
 				bad_cpu = cpu;
 				bad = i;
@@ -790,7 +803,7 @@ out_undo:
 			if (cpu == bad_cpu && i == bad)
 				goto out_count;
 			if (p)
-				perf_event_period(c->evs[i].event, p);
+				perf_kernel_counter_period(c->evs[i].event, p);
 		}
 	}
 out_count:
@@ -803,8 +816,11 @@ out_count:
 /*
  * Keep ksamplingd's CPU use under cfg.cpu_budget permille: double the
  * periods when above, halve them (not below the start) when under a
- * quarter.  Inherited events keep the period they were born with; the
- * estimates use each sample's own period, so they stay right.
+ * quarter.  Inherited events change with their parents
+ * (perf_kernel_counter_period()).  Samples carry their own period, or
+ * get the one in force when they are drained: every buffer is drained
+ * just before a change, so only the samples taken while the events are
+ * being changed may be weighted with the new period.
  */
 static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run)
 {
@@ -817,12 +833,15 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run
 	*last_ns = now;
 	*last_run = run;
 
-	if (used > s->cfg.cpu_budget && period < EMBM_PERIOD_MAX)
+	if (used > s->cfg.cpu_budget && period < EMBM_PERIOD_MAX) {
+		embm_drain_all(s);
 		embm_set_periods(s, embm_align_period(s, period * 2),
 				 embm_align_period(s, store * 2));
-	else if (used < s->cfg.cpu_budget / 4 && period > s->base_period)
+	} else if (used < s->cfg.cpu_budget / 4 && period > s->base_period) {
+		embm_drain_all(s);
 		embm_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
 				 embm_align_period(s, max(store / 2, s->base_store)));
+	}
 }
 
 /*
@@ -863,6 +882,8 @@ static int ksamplingd(void *data)
 		ksamplingd_hotplug(s);
 		ksamplingd_adapt(s, &last_ns, &last_run);
 		if (ktime_get_ns() - last_read >= EMBM_READ_MS * NSEC_PER_MSEC) {
+			/* The counts right after the samples they go with. */
+			embm_drain_all(s);
 			embm_read_kinds(s, false);
 			last_read = ktime_get_ns();
 		}
@@ -1170,10 +1191,23 @@ out_put:
 
 static void embm_close_all(struct embm_sampler *s)
 {
+	unsigned int i;
 	int cpu;
 
 	mutex_lock(&s->lock);
-	/* The final counts, read while every thread's events still exist. */
+	/*
+	 * Stop every event and take what they wrote, then read the final
+	 * counts while every thread's events still exist: the samples and
+	 * the counts are then of the same events.
+	 */
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < s->cpu[cpu].nr_events; i++)
+			perf_kernel_counter_enable(s->cpu[cpu].evs[i].event, false);
+	}
+	for_each_possible_cpu(cpu) {
+		if (s->cpu[cpu].rb)
+			embm_drain_cpu(s, cpu);
+	}
 	embm_read_kinds(s, true);
 	for_each_possible_cpu(cpu)
 		embm_close_cpu(s, cpu, true);
@@ -1222,6 +1256,8 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 		}
 		s->status.kind[d].name = s->descs[d].name;
 		s->status.kind[d].lead = s->descs[d].lead;
+		s->status.kind[d].by_count =
+			!(s->descs[d].attr.sample_type & PERF_SAMPLE_PERIOD);
 	}
 	s->status.nr_kinds = s->nr_descs;
 	s->status.period = embm_align_period(s, s->cfg.period ?: src->period);

@@ -8,7 +8,8 @@
  * faults when kernel.numa_balancing is on, which is how it sees accesses
  * that recur.  perf_prepare_sample() finds the physical address of the
  * faulting page, mapped by then.  Samples say nothing of load or store,
- * and carry no latency.
+ * and carry no latency, nor their period (see below): one sample every
+ * period faults of each event, as for hardware events.
  */
 
 #define pr_fmt(fmt) "embm: " fmt
@@ -33,7 +34,13 @@ static int embm_swfault_setup(const struct embm_source_args *args,
 			.attr = {
 				.type = PERF_TYPE_SOFTWARE,
 				.config = configs[i],
-				.sample_type = EMBM_SAMPLE_TYPE,
+				/*
+				 * Not PERF_SAMPLE_PERIOD: with it, perf takes a
+				 * sample of every software event whatever the
+				 * period (perf_swevent_event()).  ksamplingd
+				 * gives each sample the period in force.
+				 */
+				.sample_type = EMBM_SAMPLE_TYPE & ~PERF_SAMPLE_PERIOD,
 				/* Faults taken in the kernel on user memory count too. */
 				.exclude_hv = 1,
 			},

@@ -7,6 +7,10 @@
 #define __MM_EMBM_SRC_SWFAULT_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+
+#include "embm_kunit.h"
 
 static void embm_swfault_test(struct kunit *test)
 {
@@ -23,6 +27,78 @@ static void embm_swfault_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, embm_src_swfault.period);
 	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&d[0].attr));
 	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&d[1].attr));
+}
+
+/*
+ * The samples perf writes for @n minor faults raised on one CPU by a
+ * software event of @sample_type and @period, as the source opens them.
+ */
+static unsigned int swfault_samples(struct kunit *test, u64 sample_type, u64 period,
+				    unsigned int n)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS_MIN,
+		.size = sizeof(attr),
+		.sample_period = period,
+		.sample_type = sample_type,
+		.disabled = 1,
+	};
+	struct real_check c = { .sample_type = sample_type };
+	int cpu = raw_smp_processor_id(), i;
+	struct perf_event *event;
+	struct perf_buffer *rb;
+	struct pt_regs regs;
+	bool fired = false;
+	u64 scratch[64];
+	unsigned int j;
+	void *buf;
+
+	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	c.addr = (unsigned long)buf;
+	event = real_event(test, &attr, cpu, &rb);
+	c.id = event->id;
+	for (i = 0; i < 100 && !fired; i++) {
+		preempt_disable();
+		if (smp_processor_id() == cpu) {
+			perf_fetch_caller_regs(&regs);
+			for (j = 0; j < n; j++)
+				perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, &regs, c.addr);
+			fired = true;
+		}
+		preempt_enable();
+		if (!fired)
+			usleep_range(1000, 2000);
+	}
+	perf_event_disable(event);
+	perf_kernel_rb_read(rb, real_record, &c, scratch, sizeof(scratch));
+	perf_event_release_kernel(event);
+	perf_kernel_rb_put(rb);
+	KUNIT_EXPECT_TRUE(test, fired);
+	KUNIT_EXPECT_EQ(test, 0U, c.bad);
+	return c.samples;
+}
+
+/*
+ * The period holds for the source's events: one sample every period
+ * faults.  With PERF_SAMPLE_PERIOD perf would sample every fault, as
+ * perf_swevent_event() does for a software event that asks for it.
+ */
+static void embm_swfault_period_test(struct kunit *test)
+{
+	struct embm_source_args args = {};
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const char *why;
+	u64 st;
+
+	KUNIT_ASSERT_EQ(test, 2, embm_src_swfault.setup(&args, d, &why));
+	st = d[0].attr.sample_type;
+	KUNIT_EXPECT_FALSE(test, st & PERF_SAMPLE_PERIOD);
+	KUNIT_EXPECT_EQ(test, 16U, swfault_samples(test, st, 1, 16));
+	KUNIT_EXPECT_EQ(test, 4U, swfault_samples(test, st, 4, 16));
+	KUNIT_EXPECT_EQ(test, 1U, swfault_samples(test, st, 16, 16));
+	KUNIT_EXPECT_EQ(test, 16U, swfault_samples(test, st | PERF_SAMPLE_PERIOD, 4, 16));
 }
 
 /* What embm's permission checks do not cover is refused to every source. */
@@ -53,6 +129,7 @@ static void embm_source_attr_ok_test(struct kunit *test)
 
 static struct kunit_case embm_src_swfault_test_cases[] = {
 	KUNIT_CASE(embm_swfault_test),
+	KUNIT_CASE(embm_swfault_period_test),
 	KUNIT_CASE(embm_source_attr_ok_test),
 	{}
 };

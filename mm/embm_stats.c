@@ -463,6 +463,15 @@ u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem)
  * kind that was on the PMU half the time it was enabled stands for twice
  * its samples.  A kind never on the PMU has no samples to scale.
  *
+ * A kind whose samples carry no period (@by_count: software events, each
+ * sample given the period in force when it was drained) is calibrated to
+ * perf's own count instead: its share times @count / @weight, the periods
+ * of all its samples when the count was read.  A sample just after a
+ * period change stands for less than its period (perf restarts the
+ * period), and lost samples for nothing: the calibration puts the total
+ * back to what perf counted.  Live, the factor is that of the last read
+ * (about a second old).
+ *
  * Return: the estimate.
  */
 u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
@@ -475,11 +484,30 @@ u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
 		const struct embm_kind_stats *ks = &kinds[k];
 		u64 acc = ns->kind_accesses[k];
 
-		if (acc && ks->running && ks->running < ks->enabled)
+		if (ks->by_count) {
+			if (acc && ks->weight)
+				acc = mul_u64_u64_div_u64(acc, ks->count, ks->weight);
+		} else if (acc && ks->running && ks->running < ks->enabled) {
 			acc = mul_u64_u64_div_u64(acc, ks->enabled, ks->running);
+		}
 		sum += acc;
 	}
 	return sum;
+}
+
+/**
+ * embm_stats_kind_weights() - the sum of the periods of each kind's samples
+ * @st:	      the statistics
+ * @weight:   room for @nr_kinds sums
+ * @nr_kinds: how many kinds, at most EMBM_MAX_EVENTS
+ *
+ * Context: process; takes st->lock.
+ */
+void embm_stats_kind_weights(struct embm_stats *st, u64 *weight, int nr_kinds)
+{
+	mutex_lock(&st->lock);
+	memcpy(weight, st->kind_weight, min(nr_kinds, EMBM_MAX_EVENTS) * sizeof(*weight));
+	mutex_unlock(&st->lock);
 }
 
 /**
@@ -581,8 +609,11 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	lockdep_assert_held(&st->lock);
 
 	st->samples++;
-	if (kind >= 0 && kind < EMBM_MAX_EVENTS)
+	if (kind >= 0 && kind < EMBM_MAX_EVENTS) {
 		st->kind_samples[kind]++;
+		if (!latency_only)
+			st->kind_weight[kind] += period;
+	}
 	if (!s->phys) {
 		st->no_phys++;
 		return;

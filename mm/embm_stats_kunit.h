@@ -101,6 +101,23 @@ static void embm_stats_add_test(struct kunit *test)
 	/* Never on the PMU: nothing to scale. */
 	kinds[0].running = 0;
 	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
+	/*
+	 * A kind without periods in its samples: calibrated to perf's count,
+	 * its 60 of the 100 periods the kind's samples add to, of a count
+	 * of 150, stand for 90 (and never the multiplexing scale); kind 1
+	 * adds its 20.  The weights count every sample of the kind but the
+	 * latency-only ones: nine of period 10 for kind 0.
+	 */
+	KUNIT_EXPECT_EQ(test, 90ULL, st->kind_weight[0]);
+	KUNIT_EXPECT_EQ(test, 0ULL, st->kind_weight[2]);
+	kinds[0].by_count = true;
+	kinds[0].count = 150;
+	kinds[0].weight = 100;
+	kinds[0].running = 1;
+	KUNIT_EXPECT_EQ(test, 110ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
+	/* Not read yet: the periods as they are, never scaled for multiplexing. */
+	kinds[0].weight = 0;
+	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
 	mutex_unlock(&st->lock);
 	__free_page(page);
 	embm_stats_put(st);

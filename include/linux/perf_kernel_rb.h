@@ -6,7 +6,9 @@
  * only perf_mmap() makes one.  With these helpers a kernel user gives its
  * counters a buffer that their default overflow handler (and large PEBS)
  * write samples into, and reads the records back the way the perf tool
- * reads an mmap()ed buffer.  perf_event_open_permitted() and
+ * reads an mmap()ed buffer; perf_kernel_counter_enable() and
+ * perf_kernel_counter_period() reach the events a counter handed down to
+ * the tasks forked since.  perf_event_open_permitted() and
  * perf_event_target_permitted() apply perf_event_open()'s permission rules
  * to counters the kernel creates on behalf of a user.
  */
@@ -41,6 +43,7 @@ long perf_kernel_rb_read(struct perf_buffer *rb, perf_kernel_rb_fn fn, void *arg
 u64 perf_kernel_rb_pending(struct perf_buffer *rb);
 u64 perf_kernel_rb_lost(struct perf_buffer *rb);
 void perf_kernel_counter_enable(struct perf_event *event, bool enable);
+int perf_kernel_counter_period(struct perf_event *event, u64 value);
 #endif
 
 /* perf_event_open()'s permission checks, for counters made on a user's behalf. */
