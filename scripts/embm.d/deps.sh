@@ -13,6 +13,7 @@ libelf-dev:/usr/include/libelf.h
 libssl-dev:/usr/include/openssl/ssl.h
 qemu-system-x86:/usr/bin/qemu-system-x86_64
 ndctl:/usr/bin/cxl
+linux-perf:/usr/bin/perf
 busybox-static:/bin/busybox
 libnuma-dev:/usr/include/numa.h
 ccache:/usr/bin/ccache

@@ -332,6 +332,11 @@ cmd_test() {
 	else
 		t_report fail "embm-cxl: no kernel to boot"
 	fi
+	# The bench, short: it runs, perf record runs beside embm, periods hold.
+	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
+		t_step "scripts/embm bench --quick: embm and perf record, samples = faults / period" \
+			bench_run --quick --out "$T_LOGDIR/bench"
+	fi
 	if [ -f "$EMBM_BUILD/obj-n/arch/x86/boot/bzImage" ]; then
 		t_boot embm-n n 0 -- run-tests /embm/bin/embm_enosys_test
 	else

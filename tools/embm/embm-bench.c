@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +55,7 @@ static int nr_threads = 1, nr_children;
 static long passes = 1;
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
+static unsigned long long *touch_ns;	/* first touches' time, all threads; shared */
 
 static const struct embm_tool_opt bench_opts[] = {
 	{ "buffer", required_argument, 'b', "SIZE@NODE",
@@ -186,6 +188,8 @@ static void *worker(void *arg)
 	long pass;
 	int b;
 
+	double t0 = now();
+
 	/* First touches: one write a page. */
 	for (b = 0; b < nr_buffers; b++) {
 		for (size_t off = 0; off < s->len[b]; off += PAGE)
@@ -196,6 +200,7 @@ static void *worker(void *arg)
 			add(buffers[b].node, 0, 0, s->len[b] / LINE);
 		}
 	}
+	__atomic_add_fetch(touch_ns, (unsigned long long)((now() - t0) * 1e9), __ATOMIC_RELAXED);
 	pthread_barrier_wait(s->ready);
 
 	for (pass = 0; end ? now() < end : pass < passes; pass++) {
@@ -269,6 +274,19 @@ static void run_process(unsigned int id)
 		pthread_join(threads[t], NULL);
 }
 
+/* CPU time of this process and of its children waited for, in ms. */
+static double cpu_ms(void)
+{
+	struct rusage self, children;
+
+	if (getrusage(RUSAGE_SELF, &self) || getrusage(RUSAGE_CHILDREN, &children))
+		return 0;
+	return (self.ru_utime.tv_sec + self.ru_stime.tv_sec +
+		children.ru_utime.tv_sec + children.ru_stime.tv_sec) * 1e3 +
+	       (self.ru_utime.tv_usec + self.ru_stime.tv_usec +
+		children.ru_utime.tv_usec + children.ru_stime.tv_usec) / 1e3;
+}
+
 static void print(FILE *f, bool json, double secs)
 {
 	int n, first = 1;
@@ -276,8 +294,9 @@ static void print(FILE *f, bool json, double secs)
 	if (json) {
 		fprintf(f, "{\"version\": 1, \"tool\": \"embm-bench\", \"pattern\": \"%s\", ",
 			pattern_names[pattern]);
-		fprintf(f, "\"processes\": %d, \"threads\": %d, \"elapsed_ms\": %.0f,\n",
+		fprintf(f, "\"processes\": %d, \"threads\": %d, \"elapsed_ms\": %.0f, ",
 			nr_children + 1, nr_threads, secs * 1000);
+		fprintf(f, "\"cpu_ms\": %.1f, \"touch_ms\": %.3f,\n", cpu_ms(), *touch_ns / 1e6);
 		fprintf(f, " \"nodes\": [\n");
 		for (n = 0; n < MAX_NODES; n++) {
 			struct counts *c = &shared[n];
@@ -367,10 +386,11 @@ int main(int argc, char **argv)
 			fatal("buffer %d: fewer pages than threads", i);
 	}
 	out = embm_opts_output(&tool, &o);
-	shared = mmap(NULL, MAX_NODES * sizeof(*shared), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	shared = mmap(NULL, MAX_NODES * sizeof(*shared) + sizeof(*touch_ns),
+		      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
 		fatal("mmap: %m");
+	touch_ns = (unsigned long long *)&shared[MAX_NODES];
 
 	t0 = now();
 	for (i = 0; i < nr_children; i++) {

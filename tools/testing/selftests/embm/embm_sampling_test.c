@@ -378,7 +378,7 @@ TEST_F(sampling, period_estimates_within_one_period)
 	struct child c;
 	char knob[24];
 
-	for (i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(periods); i++) {
 		const unsigned long long period = periods[i];
 
 		snprintf(knob, sizeof(knob), "%llu", period);
