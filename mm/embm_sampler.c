@@ -515,7 +515,8 @@ static void __embm_publish_kinds(struct embm_sampler *s,
  */
 static void embm_read_kinds(struct embm_sampler *s, bool locked)
 {
-	u64 t0 = current->se.sum_exec_runtime, weight[EMBM_MAX_EVENTS];
+	u64 t0 = current->se.sum_exec_runtime;
+	u64 weight[EMBM_MAX_EVENTS];
 	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
 	unsigned int i, n = 0;
 	int cpu;
@@ -759,7 +760,10 @@ static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
  *
  * All or nothing: when perf refuses one event's period, the events changed
  * before it get the current periods back and the status's period stays as it is, so
- * that what status reports is what the events use.
+ * that what status reports is what the events use (the few samples those
+ * events took at the refused period meanwhile are weighted with the old
+ * one, if they carry no period).  Each CPU's buffer is drained just
+ * before its events change (see embm_drain_record()).
  *
  * Context: ksamplingd (or the starter before it runs); takes s->lock.
  * Return: 0 or perf_kernel_counter_period()'s error.
@@ -773,6 +777,16 @@ static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
 	for_each_possible_cpu(cpu) {
 		struct embm_cpu *c = &s->cpu[cpu];
 
+		/*
+		 * Samples without a period of their own get the one in force
+		 * when drained: take this CPU's (its events' and their
+		 * children's) before its periods change.
+		 */
+		if (c->rb) {
+			mutex_lock(&s->lock);
+			embm_drain_cpu(s, cpu);
+			mutex_unlock(&s->lock);
+		}
 		for (i = 0; i < c->nr_events; i++) {
 			u64 p = embm_desc_period(s, &c->evs[i], period, store);
 
@@ -818,9 +832,8 @@ out_count:
  * periods when above, halve them (not below the start) when under a
  * quarter.  Inherited events change with their parents
  * (perf_kernel_counter_period()).  Samples carry their own period, or
- * get the one in force when they are drained: every buffer is drained
- * just before a change, so only the samples taken while the events are
- * being changed may be weighted with the new period.
+ * get the one in force when they are drained: embm_set_periods() drains
+ * each CPU's buffer just before it changes that CPU's events.
  */
 static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run)
 {
@@ -833,15 +846,12 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run
 	*last_ns = now;
 	*last_run = run;
 
-	if (used > s->cfg.cpu_budget && period < EMBM_PERIOD_MAX) {
-		embm_drain_all(s);
+	if (used > s->cfg.cpu_budget && period < EMBM_PERIOD_MAX)
 		embm_set_periods(s, embm_align_period(s, period * 2),
 				 embm_align_period(s, store * 2));
-	} else if (used < s->cfg.cpu_budget / 4 && period > s->base_period) {
-		embm_drain_all(s);
+	else if (used < s->cfg.cpu_budget / 4 && period > s->base_period)
 		embm_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
 				 embm_align_period(s, max(store / 2, s->base_store)));
-	}
 }
 
 /*
@@ -1256,7 +1266,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 		}
 		s->status.kind[d].name = s->descs[d].name;
 		s->status.kind[d].lead = s->descs[d].lead;
-		s->status.kind[d].by_count =
+		s->status.kind[d].by_count = !s->descs[d].lead &&
 			!(s->descs[d].attr.sample_type & PERF_SAMPLE_PERIOD);
 	}
 	s->status.nr_kinds = s->nr_descs;

@@ -8,6 +8,8 @@
 #define __MM_EMBM_SAMPLER_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/sched/task.h>
 
 /* A disabled software event on @cpu; a counting one if @period is 0. */
 static struct perf_event *embm_test_event(struct kunit *test, int cpu, u64 period)
@@ -115,8 +117,62 @@ static void embm_sum_readings_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1250ULL, sums[2].running);
 }
 
+/* A kernel_thread() child: returning would mean going to user space. */
+static int embm_test_child(void *arg)
+{
+	wait_for_completion(arg);
+	do_exit(0);
+}
+
+/*
+ * A thread forked after an inherited event was made gets a child event;
+ * perf_kernel_counter_period() changes the child's period with its
+ * parent's (perf_event_period() would change the parent's alone).
+ */
+static void embm_child_period_test(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.size		= sizeof(attr),
+		.type		= PERF_TYPE_SOFTWARE,
+		.config		= PERF_COUNT_SW_PAGE_FAULTS_MIN,
+		.sample_period	= 1,
+		.disabled	= 1,
+		.inherit	= 1,
+	};
+	unsigned int children = 0, changed = 0;
+	struct perf_event *event, *child;
+	struct completion *go;
+	pid_t pid;
+
+	go = kunit_kzalloc(test, sizeof(*go), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, go);
+	init_completion(go);
+	event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	pid = kernel_thread(embm_test_child, go, "embm-kunit-child", SIGCHLD);
+	if (pid < 0) {
+		perf_event_release_kernel(event);
+		KUNIT_FAIL(test, "kernel_thread: %d", pid);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, 0, perf_kernel_counter_period(event, 8));
+	mutex_lock(&event->child_mutex);
+	list_for_each_entry(child, &event->child_list, child_list) {
+		children++;
+		changed += child->attr.sample_period == 8 && child->hw.sample_period == 8;
+	}
+	mutex_unlock(&event->child_mutex);
+	complete(go);
+	kernel_wait(pid, NULL);
+	KUNIT_EXPECT_EQ(test, 1U, children);
+	KUNIT_EXPECT_EQ(test, children, changed);
+	KUNIT_EXPECT_EQ(test, 8ULL, event->attr.sample_period);
+	perf_event_release_kernel(event);
+}
+
 static struct kunit_case embm_sampler_test_cases[] = {
 	KUNIT_CASE(embm_set_periods_test),
+	KUNIT_CASE(embm_child_period_test),
 	KUNIT_CASE(embm_sum_readings_test),
 	{}
 };

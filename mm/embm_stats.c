@@ -466,11 +466,13 @@ u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem)
  * A kind whose samples carry no period (@by_count: software events, each
  * sample given the period in force when it was drained) is calibrated to
  * perf's own count instead: its share times @count / @weight, the periods
- * of all its samples when the count was read.  A sample just after a
- * period change stands for less than its period (perf restarts the
- * period), and lost samples for nothing: the calibration puts the total
- * back to what perf counted.  Live, the factor is that of the last read
- * (about a second old).
+ * of all its samples when the count was read.  A running event's first
+ * sample after a period change comes at its next event (perf restarts the
+ * period), standing for fewer events than its period; lost samples stand
+ * for nothing; the events after the last sample are in no sample: the
+ * calibration puts the total back to what perf counted.  Live, the factor
+ * is that of the last read (about a second old), a little high by the
+ * events counted but not yet drained when it was read.
  *
  * Return: the estimate.
  */
@@ -506,7 +508,7 @@ u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
 void embm_stats_kind_weights(struct embm_stats *st, u64 *weight, int nr_kinds)
 {
 	mutex_lock(&st->lock);
-	memcpy(weight, st->kind_weight, min(nr_kinds, EMBM_MAX_EVENTS) * sizeof(*weight));
+	memcpy(weight, st->kind_weight, clamp(nr_kinds, 0, EMBM_MAX_EVENTS) * sizeof(*weight));
 	mutex_unlock(&st->lock);
 }
 
