@@ -9,12 +9,14 @@ usage: scripts/embm bench [--rounds N] [--size SIZE] [--node N]
                           [--periods "P ..."] [--out DIR] [--quick]
 
 Boots the y kernel once and runs embm-bench (SIZE bytes on NODE, one
-first touch a page) alone, under embm-run -S swfault -P P and under
-perf record -e minor-faults -c P -d --phys-data, interleaved, N rounds.
+first touch a page) alone, under DAMON monitoring NODE's physical
+addresses (sysfs, default intervals), and per period P under embm-run -S
+swfault -P P and under perf record -B -e minor-faults -c P -d
+--phys-data, interleaved, N rounds.
 Prints per mode and period the workload's time per first touch (min,
 median, max over the rounds), its slowdown against the workload alone,
-embm's against perf's, samples per fault, the sampler's CPU per sample,
-and samples lost; writes the table and the raw runs to DIR (default
+embm's against perf's, samples per fault, the sampler's CPU per sample
+and per run (kdamond's for DAMON), and samples lost; writes the table and the raw runs to DIR (default
 build/bench).  Fails when a sampler's samples are not within 10% of
 faults / period.  Defaults: 5 rounds, 64M on node 2, periods "1 16 256".
 --quick: 1 round of 8M, periods "1 16" (the smoke 'scripts/embm test' runs).
@@ -47,31 +49,33 @@ bench_table() {
 	$1 == "bench" && $7 > 0 {
 		k = $2 " " $3
 		us[k] = us[k] " " $5 * 1000 / $7
-		faults[k] += $7; samples[k] += $8; cpu[k] += $9; lost[k] += $10
+		faults[k] += $7; samples[k] += $8; cpu[k] += $9; lost[k] += $10; runs[k]++
 		if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
 	}
 	END {
 		if (!("alone 0" in us)) { print "no run of the workload alone"; exit 1 }
 		bad = 0
 		base = median(us["alone 0"])
-		printf "%-6s %6s %8s %8s %8s %9s %9s %9s %11s %8s\n", "mode", "period",
+		printf "%-6s %6s %8s %8s %8s %9s %9s %9s %11s %9s %8s\n", "mode", "period",
 			"min_us", "med_us", "max_us", "slowdown", "vs_perf", "smp/flt",
-			"cpu_us/smp", "lost"
+			"cpu_us/smp", "cpu_ms/run", "lost"
 		for (i = 1; i <= nk; i++) {
 			k = order[i]; split(k, f, " ")
 			m[k] = median(us[k]); mn = lo; mx = hi
 			other = (f[1] == "embm" ? "perf " : "") f[2]
 			vs = "-"
-			if (f[1] == "embm" && (other in us))
-				vs = sprintf("%.2f", (m[k] - base) / ((median(us[other]) - base) ? \
-					(median(us[other]) - base) : 1))
-			printf "%-6s %6s %8.2f %8.2f %8.2f %8.1f%% %9s %9.4f %11s %8d\n",
+			# Only when both slowed the workload down: noise otherwise.
+			if (f[1] == "embm" && (other in us)) {
+				po = median(us[other]) - base
+				vs = m[k] > base && po > 0 ? sprintf("%.2f", (m[k] - base) / po) : "n/a"
+			}
+			printf "%-6s %6s %8.2f %8.2f %8.2f %8.1f%% %9s %9.4f %11s %9.1f %8d\n",
 				f[1], f[2], mn, m[k], mx, (m[k] / base - 1) * 100, vs,
 				samples[k] / faults[k],
 				samples[k] ? sprintf("%.2f", cpu[k] * 1000 / samples[k]) : "-",
-				lost[k]
+				cpu[k] / runs[k], lost[k]
 			# The period must hold: samples within 10% of faults / period.
-			if (f[1] != "alone") {
+			if (f[1] == "embm" || f[1] == "perf") {
 				r = samples[k] * f[2] / faults[k]
 				if (r < 0.9 || r > 1.1) {
 					printf "%s at period %s: %.3f of faults / period sampled\n", \
@@ -119,7 +123,8 @@ bench_run() {
 	{
 		echo "embm bench $(date -u +%Y-%m-%dT%H:%MZ): $rounds round(s), embm-bench -b $size@$node"
 		echo "(first touches of 4 KiB pages, TCG guest; us per fault; slowdown against the"
-		echo "workload alone; vs_perf = embm's slowdown / perf record's at the same period)"
+		echo "workload alone; vs_perf = embm's slowdown / perf record's at the same period,"
+		echo "n/a unless both are above the workload alone)"
 		bench_table <"$out/runs.txt"
 	} | tee "$out/results.txt"
 }
