@@ -34,10 +34,12 @@ bench_perf_adds() {
 	done
 }
 
-# The table, from the raw "bench ..." lines on stdin.  Per-fault times in
-# microseconds; ratios of medians.
+# bench_table [ROUNDS PERIODS]: the table, from the raw "bench ..." lines
+# on stdin.  Per-fault times in microseconds; ratios of medians.  Fails on
+# a run with a missing figure, and with ROUNDS and PERIODS when a mode
+# lacks runs.
 bench_table() {
-	awk '
+	awk -v rounds="${1:-0}" -v periods="${2:-}" '
 	function median(list,    n, a, i, j, t) {
 		n = split(list, a, " ")
 		for (i = 1; i <= n; i++)
@@ -46,7 +48,10 @@ bench_table() {
 		lo = a[1]; hi = a[n]
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
-	$1 == "bench" && $7 > 0 {
+	$1 == "bench" && (NF != 10 || $5 < 0 || $7 <= 0 || $8 < 0 || $9 < 0) {
+		print "bad run: " $0; bad = 1; next
+	}
+	$1 == "bench" {
 		k = $2 " " $3
 		us[k] = us[k] " " $5 * 1000 / $7
 		faults[k] += $7; samples[k] += $8; cpu[k] += $9; lost[k] += $10; runs[k]++
@@ -54,7 +59,15 @@ bench_table() {
 	}
 	END {
 		if (!("alone 0" in us)) { print "no run of the workload alone"; exit 1 }
-		bad = 0
+		# Every mode and period of the run, every round (when told).
+		n = split(periods, pl, " ")
+		for (i = 1; rounds && i <= n; i++) {
+			if (runs["embm " pl[i]] != rounds || runs["perf " pl[i]] != rounds) {
+				printf "period %s: %d embm and %d perf runs of %d\n", pl[i],
+					runs["embm " pl[i]], runs["perf " pl[i]], rounds
+				bad = 1
+			}
+		}
 		base = median(us["alone 0"])
 		printf "%-6s %6s %8s %8s %8s %9s %9s %9s %11s %9s %8s\n", "mode", "period",
 			"min_us", "med_us", "max_us", "slowdown", "vs_perf", "smp/flt",
@@ -97,9 +110,11 @@ cmd_bench() {
 
 # The bench on the y kernel as built (the smoke 'scripts/embm test' runs).
 bench_run() {
-	local rounds=5 size=64M node=2 periods="1 16 256" out=$EMBM_BUILD/bench adds=() a
+	local rounds=5 size=64M node=2 periods="1 16 256" out=$EMBM_BUILD/bench adds=() a list
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--rounds|--size|--node|--periods|--out)
+			[ $# -ge 2 ] || { bench_usage >&2; return 2; } ;;&
 		--rounds) rounds=$2; shift 2 ;;
 		--size) size=$2; shift 2 ;;
 		--node) node=$2; shift 2 ;;
@@ -110,7 +125,8 @@ bench_run() {
 		*) bench_usage >&2; return 2 ;;
 		esac
 	done
-	for a in $(bench_perf_adds); do
+	list=$(bench_perf_adds) || return 1
+	for a in $list; do
 		adds+=(--add "$a")
 	done
 	mkdir -p "$out"
@@ -125,6 +141,6 @@ bench_run() {
 		echo "(first touches of 4 KiB pages, TCG guest; us per fault; slowdown against the"
 		echo "workload alone; vs_perf = embm's slowdown / perf record's at the same period,"
 		echo "n/a unless both are above the workload alone)"
-		bench_table <"$out/runs.txt"
+		bench_table "$rounds" "$periods" <"$out/runs.txt"
 	} | tee "$out/results.txt"
 }
