@@ -41,6 +41,7 @@
 #include <linux/embm.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/seq_buf.h>
@@ -314,6 +315,7 @@ struct embm_hot;
  * @nr_win:	how many of @win are in use.
  * @win_over:	windows seen beyond EMBM_MAX_WINDOWS, not followed.
  * @mem_gen:	the memory hotplug generation of the last scan of @win.
+ * @cxl_nodes:	the nodes whose System RAM that scan found mostly in @win.
  *
  * Written by embm_stats.c alone (embm_stats_add()), under @lock; what the
  * sampler knows of itself is in struct embm_sampler_status.
@@ -337,6 +339,7 @@ struct embm_stats {
 	int nr_win;
 	unsigned int win_over;
 	int mem_gen;
+	nodemask_t cxl_nodes;
 };
 
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);

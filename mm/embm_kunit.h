@@ -76,4 +76,16 @@ real_event(struct kunit *test, struct perf_event_attr *attr, int cpu, struct per
 	return event;
 }
 
+/* Stop @event, read what it wrote into @c, and free it and its buffer @rb. */
+static __maybe_unused void real_collect(struct perf_event *event, struct perf_buffer *rb,
+					struct real_check *c)
+{
+	u64 scratch[64];
+
+	perf_event_disable(event);
+	perf_kernel_rb_read(rb, real_record, c, scratch, sizeof(scratch));
+	perf_event_release_kernel(event);
+	perf_kernel_rb_put(rb);
+}
+
 #endif /* __MM_EMBM_KUNIT_H */

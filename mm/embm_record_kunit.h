@@ -134,7 +134,7 @@ static void embm_real_record_test(struct kunit *test)
 	struct perf_buffer *rb;
 	struct pt_regs regs;
 	unsigned int fired = 0;
-	u64 scratch[64], t0 = 0;
+	u64 t0 = 0;
 	int cpu = raw_smp_processor_id(), i;
 	void *buf;
 
@@ -157,10 +157,7 @@ static void embm_real_record_test(struct kunit *test)
 		if (fired < 3)
 			usleep_range(1000, 2000);
 	}
-	perf_event_disable(event);
-	perf_kernel_rb_read(rb, real_record, &c, scratch, sizeof(scratch));
-	perf_event_release_kernel(event);
-	perf_kernel_rb_put(rb);
+	real_collect(event, rb, &c);
 
 	KUNIT_ASSERT_GT(test, fired, 0U);
 	KUNIT_EXPECT_EQ(test, fired, c.samples);
@@ -268,7 +265,6 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 	struct perf_event *event;
 	struct perf_buffer *rb;
 	struct pt_regs regs;
-	u64 scratch[64];
 	int cpu = raw_smp_processor_id(), i;
 	bool fired = false;
 
@@ -305,10 +301,7 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 		if (!fired)
 			usleep_range(1000, 2000);
 	}
-	perf_event_disable(event);
-	perf_kernel_rb_read(rb, real_record, &c, scratch, sizeof(scratch));
-	perf_event_release_kernel(event);
-	perf_kernel_rb_put(rb);
+	real_collect(event, rb, &c);
 
 	KUNIT_ASSERT_TRUE(test, fired);
 	KUNIT_ASSERT_EQ(test, 1U, c.samples);

@@ -50,7 +50,6 @@ static unsigned int swfault_samples(struct kunit *test, u64 sample_type, u64 per
 	struct perf_buffer *rb;
 	struct pt_regs regs;
 	bool fired = false;
-	u64 scratch[64];
 	unsigned int j;
 	void *buf;
 
@@ -71,10 +70,7 @@ static unsigned int swfault_samples(struct kunit *test, u64 sample_type, u64 per
 		if (!fired)
 			usleep_range(1000, 2000);
 	}
-	perf_event_disable(event);
-	perf_kernel_rb_read(rb, real_record, &c, scratch, sizeof(scratch));
-	perf_event_release_kernel(event);
-	perf_kernel_rb_put(rb);
+	real_collect(event, rb, &c);
 	KUNIT_EXPECT_TRUE(test, fired);
 	KUNIT_EXPECT_EQ(test, 0U, c.bad);
 	return c.samples;

@@ -181,12 +181,12 @@ static int embm_cxl_window(struct resource *res, void *arg)
 
 /*
  * Scan the CXL windows into @st->win, and find the nodes whose online
- * System RAM lies mostly in them, as the CXL drivers and kmem (or
- * firmware) placed it: more than half of the node's present pages.  A
- * window that firmware let grow over DRAM (its System RAM not split at
- * the window's edge), or a node that holds both DRAM and CXL memory, then
- * keeps the tier of most of its memory; a node with some of both is
- * logged.  Without memory for the counts, no node is cxl (and that is
+ * System RAM lies mostly in them (@st->cxl_nodes), as the CXL drivers and
+ * kmem (or firmware) placed it: more than half of the node's present
+ * pages.  A window that firmware let grow over DRAM (its System RAM not
+ * split at the window's edge), or a node that holds both DRAM and CXL
+ * memory, then keeps the tier of most of its memory; a node with some of
+ * both is logged.  Without memory for the counts, no node is cxl (and that is
  * logged).  A window no longer there keeps its counts, with no node.
  *
  * Process context: may sleep.  Caller holds st->lock, or is the only user
@@ -195,8 +195,9 @@ static int embm_cxl_window(struct resource *res, void *arg)
  * memory notifier above takes no lock).  Takes resource_lock for reading,
  * once per resource looked up.
  */
-static void embm_cxl_scan(struct embm_stats *st, nodemask_t *nodes)
+static void embm_cxl_scan(struct embm_stats *st)
 {
+	nodemask_t *nodes = &st->cxl_nodes;
 	struct embm_cxl_scan sc = { .st = st };
 	unsigned long present;
 	int nid, i;
@@ -237,10 +238,11 @@ out:
 	kfree(sc.pages);
 }
 
-static enum embm_tier embm_node_tier(int nid, const nodemask_t *cxl)
+/* A node's tier, by the last scan of the CXL windows. */
+static enum embm_tier embm_node_tier(const struct embm_stats *st, int nid)
 {
 	return embm_tier_of(node_state(nid, N_CPU), node_is_toptier(nid),
-			    node_isset(nid, *cxl));
+			    node_isset(nid, st->cxl_nodes));
 }
 
 /* The distinct-page bitmap of a node: 128 KiB, so maybe vmalloc()ed. */
@@ -261,13 +263,12 @@ static unsigned long *embm_pages_alloc(void)
  */
 void embm_stats_classify_nodes(struct embm_stats *st)
 {
-	nodemask_t cxl;
 	int nid, cpu;
 
-	embm_cxl_scan(st, &cxl);
+	embm_cxl_scan(st);
 	for (nid = 0; nid < st->nr_nodes; nid++) {
 		st->node[nid].present = node_state(nid, N_MEMORY);
-		st->tier[nid] = st->node[nid].present ? embm_node_tier(nid, &cxl) :
+		st->tier[nid] = st->node[nid].present ? embm_node_tier(st, nid) :
 			EMBM_TIER_DRAM;
 	}
 	for_each_possible_cpu(cpu)
@@ -276,31 +277,18 @@ void embm_stats_classify_nodes(struct embm_stats *st)
 
 /*
  * A sample landed on a node that had no memory at start: memory came
- * online there.  Report it from now on, with its tier and a page bitmap.
+ * online there (embm_stats_add() has scanned the windows again since).
+ * Report it from now on, with its tier and a page bitmap.
  * Context: ksamplingd (process), st->lock held; may sleep.
  */
 static void __embm_stats_add_node(struct embm_stats *st, int nid)
 {
 	struct embm_node_stats *ns = &st->node[nid];
-	nodemask_t cxl;
 
 	ns->present = true;
-	embm_cxl_scan(st, &cxl);
-	st->tier[nid] = embm_node_tier(nid, &cxl);
+	st->tier[nid] = embm_node_tier(st, nid);
 	if (!ns->pages)
 		ns->pages = embm_pages_alloc();
-}
-
-/*
- * Memory went online or offline somewhere: find the windows and their
- * nodes again (the nodes' tiers stay).  Out of line, for its nodemask.
- * Context: ksamplingd (process), st->lock held; may sleep.
- */
-static noinline void embm_stats_rescan(struct embm_stats *st)
-{
-	nodemask_t cxl;
-
-	embm_cxl_scan(st, &cxl);
 }
 
 static void embm_stats_free(struct embm_stats *st);
@@ -620,9 +608,12 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		st->no_phys++;
 		return;
 	}
-	/* Memory came or went: the windows' nodes may have changed. */
+	/*
+	 * Memory came or went: the windows' nodes, and the tier of a node
+	 * that gets its first memory, may have changed.
+	 */
 	if (unlikely(st->mem_gen != atomic_read(&embm_mem_gen)))
-		embm_stats_rescan(st);
+		embm_cxl_scan(st);
 	pfn = PHYS_PFN(s->phys);
 	/* Offlined memory keeps valid pfns whose struct pages are poisoned. */
 	page = pfn_to_online_page(pfn);
