@@ -462,8 +462,14 @@ TEST_F(sampling, adaptive_period_keeps_estimates)
 		SKIP(return, "ksamplingd stayed under 0.1%% of a CPU: nothing to adapt");
 	EXPECT_LT(1, embm_status_ll("period"));
 	est = after[n].accesses - before[n].accesses;
-	/* Each period in force adds at most one period of error. */
-	EXPECT_LE(llabs(est - truth), truth / 10) TH_LOG("estimate %lld, truth %lld", est, truth);
+	/*
+	 * The periods now hold: a node's estimate is off by its sampling
+	 * error, up to a period or two of the ones in force (on a slow
+	 * kernel, with KASAN say, they climb high), on top of the 10%.
+	 */
+	EXPECT_LE(llabs(est - truth), truth / 10 + 2 * embm_status_ll("period"))
+		TH_LOG("estimate %lld, truth %lld, period %lld", est, truth,
+		       embm_status_ll("period"));
 }
 
 /* Forcing a source that cannot work here fails the start with EOPNOTSUPP. */
