@@ -316,6 +316,8 @@ struct embm_hot;
  * @win_over:	windows seen beyond EMBM_MAX_WINDOWS, not followed.
  * @mem_gen:	the memory hotplug generation of the last scan of @win.
  * @cxl_nodes:	the nodes whose System RAM that scan found mostly in @win.
+ * @bytes:	the memory these statistics take, page bitmaps and hot-page
+ *		table included.
  *
  * Written by embm_stats.c alone (embm_stats_add()), under @lock; what the
  * sampler knows of itself is in struct embm_sampler_status.
@@ -340,6 +342,7 @@ struct embm_stats {
 	unsigned int win_over;
 	int mem_gen;
 	nodemask_t cxl_nodes;
+	size_t bytes;
 };
 
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
@@ -374,6 +377,7 @@ struct embm_hot_page {
 };
 
 struct embm_hot *embm_hot_alloc(unsigned int capacity);
+size_t embm_hot_bytes(const struct embm_hot *hot);
 void embm_hot_free(struct embm_hot *hot);
 void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight);
 unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
@@ -392,6 +396,7 @@ unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
  * @kthread_ns:	CPU time ksamplingd used.
  * @nr_events:	events open now.
  * @ring_pages_locked: ring-buffer pages charged to the starter now.
+ * @ring_pages_max: the most ring-buffer pages charged at once.
  * @cpus_skipped: CPUs that came online and could not get events.
  * @scan_gave_up: times the search for new threads at start gave up.
  * @threads_skipped: threads that got no events on a CPU that came online,
@@ -422,6 +427,7 @@ struct embm_sampler_status {
 	u64 kthread_ns;
 	unsigned int nr_events;
 	u64 ring_pages_locked;
+	u64 ring_pages_max;
 	u64 cpus_skipped;
 	u64 scan_gave_up;
 	u64 threads_skipped;

@@ -72,6 +72,19 @@ struct embm_hot *embm_hot_alloc(unsigned int capacity)
 }
 
 /**
+ * embm_hot_bytes() - the memory a table from embm_hot_alloc() takes
+ * @hot: the table
+ *
+ * Context: any.
+ * Return: its size in bytes, its arrays included.
+ */
+size_t embm_hot_bytes(const struct embm_hot *hot)
+{
+	return sizeof(*hot) + hot->capacity * (sizeof(*hot->entry) + sizeof(*hot->heap)) +
+		(sizeof(*hot->bucket) << hot->hash_bits);
+}
+
+/**
  * embm_hot_free() - free a table from embm_hot_alloc()
  * @hot: the table, or NULL
  */

@@ -188,6 +188,8 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "threads_skipped %llu\n", ss->threads_skipped);
 	seq_printf(m, "period_errors %llu\n", ss->period_errors);
 	seq_printf(m, "ring_pages_locked %llu\n", ss->ring_pages_locked);
+	seq_printf(m, "ring_pages_max %llu\n", ss->ring_pages_max);
+	seq_printf(m, "table_bytes %zu\n", st->bytes);
 	seq_printf(m, "elapsed_ms %llu\n", ms);
 	seq_printf(m, "samples %llu\n", st->samples);
 	seq_printf(m, "attributed %llu\n", embm_stats_attributed(st));

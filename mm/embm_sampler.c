@@ -692,6 +692,8 @@ static void embm_count_events(struct embm_sampler *s)
 {
 	s->status.nr_events = s->nr_events;
 	s->status.ring_pages_locked = s->mlock.user_pages + s->mlock.pinned_pages;
+	s->status.ring_pages_max = max(s->status.ring_pages_max,
+				       s->status.ring_pages_locked);
 }
 
 static int embm_rescan_tasks(struct embm_sampler *s);

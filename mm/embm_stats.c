@@ -245,10 +245,19 @@ static enum embm_tier embm_node_tier(const struct embm_stats *st, int nid)
 			    node_isset(nid, st->cxl_nodes));
 }
 
-/* The distinct-page bitmap of a node: 128 KiB, so maybe vmalloc()ed. */
-static unsigned long *embm_pages_alloc(void)
+#define EMBM_PAGES_BYTES	(BITS_TO_LONGS(1U << EMBM_PAGES_BITS) * sizeof(long))
+
+/*
+ * The distinct-page bitmap of a node: 128 KiB, so maybe vmalloc()ed.
+ * Counted in @st's size.  Process context; st->lock held once @st is seen.
+ */
+static unsigned long *embm_pages_alloc(struct embm_stats *st)
 {
-	return kvzalloc(BITS_TO_LONGS(1U << EMBM_PAGES_BITS) * sizeof(long), GFP_KERNEL);
+	unsigned long *pages = kvzalloc(EMBM_PAGES_BYTES, GFP_KERNEL);
+
+	if (pages)
+		st->bytes += EMBM_PAGES_BYTES;
+	return pages;
 }
 
 /**
@@ -288,7 +297,7 @@ static void __embm_stats_add_node(struct embm_stats *st, int nid)
 	ns->present = true;
 	st->tier[nid] = embm_node_tier(st, nid);
 	if (!ns->pages)
-		ns->pages = embm_pages_alloc();
+		ns->pages = embm_pages_alloc(st);
 }
 
 static void embm_stats_free(struct embm_stats *st);
@@ -317,10 +326,13 @@ static struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_page
 	st->hot = embm_hot_alloc(hot_pages);
 	if (!st->tier || !st->cpu_node || !st->node || !st->matrix || !st->hot)
 		goto out_free;
+	st->bytes = sizeof(*st) + nr_nodes * (sizeof(*st->tier) + sizeof(*st->node)) +
+		nr_cpu_ids * sizeof(*st->cpu_node) +
+		array_size(nr_nodes, nr_nodes) * sizeof(*st->matrix) + embm_hot_bytes(st->hot);
 	for_each_node_state(nid, N_MEMORY) {
 		if (nid >= nr_nodes)
 			break;
-		st->node[nid].pages = embm_pages_alloc();
+		st->node[nid].pages = embm_pages_alloc(st);
 		if (!st->node[nid].pages)
 			goto out_free;
 	}

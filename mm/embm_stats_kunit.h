@@ -134,6 +134,7 @@ static void embm_new_node_test(struct kunit *test)
 	int *order, nid, n, i;
 	struct page *page;
 	u64 sum = 0;
+	size_t bytes;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	embm_stats_classify_nodes(st);
@@ -146,6 +147,7 @@ static void embm_new_node_test(struct kunit *test)
 	kvfree(st->node[nid].pages);
 	st->node[nid].pages = NULL;
 	st->node[nid].present = false;
+	bytes = st->bytes;
 
 	mutex_lock(&st->lock);
 	s.phys = PFN_PHYS(page_to_pfn(page));
@@ -160,6 +162,8 @@ static void embm_new_node_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)embm_tier_of(node_state(nid, N_CPU), node_is_toptier(nid),
 						false), (int)st->tier[nid]);
 	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
+	/* Its page bitmap is counted in the session's memory. */
+	KUNIT_EXPECT_EQ(test, bytes + EMBM_PAGES_BYTES, st->bytes);
 	mutex_unlock(&st->lock);
 	__free_page(page);
 	embm_stats_put(st);
@@ -249,6 +253,11 @@ static void embm_many_nodes_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	KUNIT_EXPECT_EQ(test, 1024, st->nr_nodes);
+	/* The matrix, the hot table and a bitmap per node with memory. */
+	KUNIT_EXPECT_GE(test, st->bytes, 1024 * 1024 * sizeof(*st->matrix) +
+			embm_hot_bytes(st->hot) + num_node_state(N_MEMORY) * EMBM_PAGES_BYTES);
+	KUNIT_EXPECT_LT(test, st->bytes, 1024 * 1024 * sizeof(*st->matrix) + SZ_1M +
+			num_node_state(N_MEMORY) * EMBM_PAGES_BYTES);
 	st->matrix[1024 * 1024 - 1] = 1;
 	st->node[1023].samples = 1;
 	st->tier[1023] = EMBM_TIER_FAR;

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <linux/embm.h>
 #include <numa.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +55,7 @@ static int nr_buffers;
 static enum pattern pattern = WRITE;
 static int nr_threads = 1, nr_children;
 static long passes = 1;
+static int nr_sessions;
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
 static unsigned long long *touch_ns;	/* first touches' time, all threads; shared */
@@ -67,6 +70,8 @@ static const struct embm_tool_opt bench_opts[] = {
 	{ "children", required_argument, 'c', "N",
 	  "child processes, each with buffers of its own" },
 	{ "passes", required_argument, 'r', "N", "passes of the pattern (default 1)" },
+	{ "sessions", required_argument, 's', "N",
+	  "instead: time N embm_start() + embm_end() pairs on itself" },
 	{ }
 };
 
@@ -76,8 +81,10 @@ static const struct embm_tool tool = {
 	.name = "embm-bench",
 	.usage =
 		"usage: embm-bench [options] -b SIZE@NODE [-b SIZE@NODE ...]\n"
+		"       embm-bench [-j] [-o FILE] -s N\n"
 		"\n"
-		"Touches buffers bound to nodes and says what it did per node.\n",
+		"Touches buffers bound to nodes and says what it did per node;\n"
+		"or times sessions of embm on itself.\n",
 	.opts = bench_opts,
 	.shared = EMBM_OPT(DURATION) | EMBM_OPT(JSON) | EMBM_OPT(OUTPUT),
 	.help = {
@@ -353,8 +360,77 @@ static int bench_opt(int opt, const char *arg, void *data)
 	case 'r':
 		passes = atol(arg);
 		return 0;
+	case 's':
+		nr_sessions = atoi(arg);
+		if (nr_sessions < 1 || nr_sessions > 100000)
+			fatal("--sessions: 1..100000");
+		return 0;
 	}
 	return -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @v and print its min, median and max (us) as "NAME": [...] or text. */
+static void print_spread(FILE *f, bool json, const char *name, double *v, int n)
+{
+	double med;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (json)
+		fprintf(f, "\"%s\": [%.1f, %.1f, %.1f]", name, v[0], med, v[n - 1]);
+	else
+		fprintf(f, "  %-12s %10.1f %10.1f %10.1f\n", name, v[0], med, v[n - 1]);
+}
+
+/*
+ * Time nr_sessions sessions of embm on this process: embm_start() and
+ * embm_end() each, in microseconds.  Every CPU gets its events and ring
+ * at start, so the times grow with the number of CPUs.
+ */
+static int time_sessions(FILE *f, bool json)
+{
+	double *start = calloc(nr_sessions, sizeof(*start));
+	double *end = calloc(nr_sessions, sizeof(*end));
+	double t0, t1;
+	int i;
+
+	if (!start || !end)
+		fatal("out of memory");
+	for (i = 0; i < nr_sessions; i++) {
+		t0 = now();
+		if (syscall(__NR_embm_start, EMBM_PID_SELF, EMBM_NODE_NONE, 0))
+			fatal("embm_start: %m");
+		t1 = now();
+		if (syscall(__NR_embm_end, EMBM_PID_SELF, 0))
+			fatal("embm_end: %m");
+		start[i] = (t1 - t0) * 1e6;
+		end[i] = (now() - t1) * 1e6;
+	}
+	if (json) {
+		fprintf(f, "{\"version\": 1, \"tool\": \"embm-bench\", \"sessions\": %d, ",
+			nr_sessions);
+		fprintf(f, "\"cpus\": %ld, ", sysconf(_SC_NPROCESSORS_ONLN));
+		print_spread(f, json, "start_us", start, nr_sessions);
+		fprintf(f, ", ");
+		print_spread(f, json, "end_us", end, nr_sessions);
+		fprintf(f, "}\n");
+	} else {
+		fprintf(f, "embm-bench: %d sessions on %ld CPUs, us\n", nr_sessions,
+			sysconf(_SC_NPROCESSORS_ONLN));
+		fprintf(f, "  %-12s %10s %10s %10s\n", "call", "min", "median", "max");
+		print_spread(f, json, "embm_start", start, nr_sessions);
+		print_spread(f, json, "embm_end", end, nr_sessions);
+	}
+	free(start);
+	free(end);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -369,6 +445,13 @@ int main(int argc, char **argv)
 	embm_opts_parse(&tool, &o, argc, argv, NULL);
 	duration = o.duration;
 	json = o.json;
+	if (nr_sessions && !nr_buffers && optind == argc) {
+		out = embm_opts_output(&tool, &o);
+		time_sessions(out, json);
+		if (out != stdout)
+			fclose(out);
+		return 0;
+	}
 	if (!nr_buffers || optind != argc) {
 		embm_opts_usage(&tool, stderr);
 		return 2;

@@ -550,6 +550,11 @@ TEST_F(perm, ring_memory_is_charged_like_perf_mmap)
 		EXPECT_EQ((long long)(sizes[i] + 1) * online_cpus(),
 			  embm_status_ll("ring_pages_locked"));
 		ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+		/* Freed at the end; the peak stays in the report. */
+		EXPECT_EQ(0, embm_status_ll("ring_pages_locked"));
+		EXPECT_EQ((long long)(sizes[i] + 1) * online_cpus(),
+			  embm_status_ll("ring_pages_max"));
+		EXPECT_LT(0, embm_status_ll("table_bytes"));
 	}
 	/* The test must cover a refusal (true unless RLIMIT_MEMLOCK is huge). */
 	EXPECT_TRUE(over_mlock(sizes[0])) TH_LOG("no ring of up to 1024 pages passes the limits");
