@@ -383,6 +383,51 @@ void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight);
 unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
 			  unsigned int max);
 
+/* ---- direct samples (embm_direct.c) --------------------------------------- */
+
+struct embm_direct;
+
+/* An overflow handler's context: the queue and the event's kind. */
+struct embm_direct_ctx {
+	struct embm_direct *dq;
+	int kind;
+};
+
+/**
+ * struct embm_direct - the direct samples of one CPU, a single-writer queue
+ * @head:	next entry to write; written by the writer only.
+ * @lost:	samples dropped on a full queue; written by the writer only.
+ * @tail:	next entry to read; written by the reader only.
+ * @lost_read:	@lost as the reader last took it.
+ * @lost_elsewhere: samples dropped because they were not taken in a task.
+ * @mask:	entries - 1, a power of two - 1.
+ * @ctx:	the handler's context for each kind.
+ * @rcu:	frees the queue after the handlers that may run.
+ * @ent:	physical page address | kind; 0 | kind for no address.
+ */
+struct embm_direct {
+	u64 head;
+	u64 lost;
+	u64 tail ____cacheline_aligned;
+	u64 lost_read;
+	atomic64_t lost_elsewhere;
+	unsigned int mask;
+	struct embm_direct_ctx ctx[EMBM_MAX_EVENTS];
+	struct rcu_head rcu;
+	u64 ent[];
+};
+
+struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu);
+size_t embm_direct_bytes(const struct embm_direct *dq);
+void embm_direct_free(struct embm_direct *dq);
+void *embm_direct_context(struct embm_direct *dq, int kind);
+bool embm_direct_push(struct embm_direct *dq, u64 phys, int kind);
+void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *data,
+			  struct pt_regs *regs);
+unsigned int embm_direct_read(struct embm_direct *dq,
+			      void (*fn)(u64 phys, int kind, void *arg), void *arg);
+u64 embm_direct_lost(struct embm_direct *dq);
+
 /* ---- sampler (embm_sampler.c) ------------------------------------------- */
 
 /**
@@ -397,6 +442,7 @@ unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
  * @nr_events:	events open now.
  * @ring_pages_locked: ring-buffer pages charged to the starter now.
  * @ring_pages_max: the most ring-buffer pages charged at once.
+ * @queue_bytes_max: the most memory the direct queues took at once.
  * @cpus_skipped: CPUs that came online and could not get events.
  * @scan_gave_up: times the search for new threads at start gave up.
  * @threads_skipped: threads that got no events on a CPU that came online,
@@ -428,6 +474,7 @@ struct embm_sampler_status {
 	unsigned int nr_events;
 	u64 ring_pages_locked;
 	u64 ring_pages_max;
+	u64 queue_bytes_max;
 	u64 cpus_skipped;
 	u64 scan_gave_up;
 	u64 threads_skipped;

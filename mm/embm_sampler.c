@@ -71,9 +71,13 @@ struct embm_kind_sum {
 	u64 running;
 };
 
-/* The events of one CPU, room for them, and the buffer they share. */
+/*
+ * The events of one CPU, room for them, the buffer they share, and the
+ * queue of the direct ones (embm_direct.c).
+ */
 struct embm_cpu {
 	struct perf_buffer *rb;
+	struct embm_direct *dq;
 	struct embm_ev *evs;
 	unsigned int nr_events;
 	unsigned int room;
@@ -99,6 +103,8 @@ struct embm_cpu {
  * @src:	 the source in use.
  * @descs:	 its event kinds.
  * @nr_descs:	 how many.
+ * @direct:	 one of them is direct: each CPU gets a queue.
+ * @queue_bytes: the memory of the queues now.
  * @ids:	 event id -> index in @descs, for the samples' IDENTIFIER.
  * @cpu:	 per possible CPU.
  * @tasks:	 the target's threads that have events of their own (not
@@ -138,6 +144,8 @@ struct embm_sampler {
 	const struct embm_source *src;
 	struct embm_event_desc descs[EMBM_MAX_EVENTS];
 	int nr_descs;
+	bool direct;
+	u64 queue_bytes;
 	struct xarray ids;
 	struct embm_cpu *cpu;
 	struct task_struct **tasks;
@@ -232,13 +240,16 @@ static bool embm_task_still_allowed(struct embm_sampler *s, struct task_struct *
  * session runs, a task no longer allowed (embm_task_still_allowed()) or in
  * an exec() is skipped and counted: 0, no event.  The first event of a
  * start asks the LSMs whether its samples may be read, as perf_mmap()
- * does.  A counting leader has no period and no buffer.
+ * does.  A counting leader has no period and no buffer.  A direct event
+ * has embm's overflow handler, which its children inherit.
  */
 static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 			 int cpu, struct task_struct *task,
 			 struct perf_event *leader, struct perf_event **made)
 {
 	const struct embm_event_desc *desc = &s->descs[d];
+	perf_overflow_handler_t handler = desc->direct ? embm_direct_overflow : NULL;
+	void *context = desc->direct ? embm_direct_context(c->dq, d) : NULL;
 	struct perf_event_attr attr = desc->attr;
 	struct rw_semaphore *exec_lock = NULL;
 	struct perf_event *event;
@@ -268,9 +279,10 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 		attr.sample_period = desc->store ? s->status.store_period : s->status.period;
 	if (s->cgroup)
 		event = perf_event_create_kernel_cgroup(&attr, cpu, s->cgroup, leader,
-							NULL, NULL);
+							handler, context);
 	else
-		event = perf_event_create_kernel_group(&attr, cpu, task, leader, NULL, NULL);
+		event = perf_event_create_kernel_group(&attr, cpu, task, leader, handler,
+						       context);
 	if (IS_ERR(event)) {
 		err = PTR_ERR(event);
 		if (task && err == -ESRCH)
@@ -377,6 +389,13 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 			embm_mlock_uncharge(&s->mlock, embm_ring_charge(s));
 			return err;
 		}
+	}
+	if (s->direct && !c->dq) {
+		/* About as many samples as the ring buffer holds records. */
+		c->dq = embm_direct_alloc(s->cfg.ring_pages * (PAGE_SIZE / 64), cpu);
+		if (!c->dq)
+			return -ENOMEM;
+		s->queue_bytes += embm_direct_bytes(c->dq);
 	}
 	if (!s->target) {
 		err = embm_open_kinds(s, c, cpu, NULL);
@@ -585,6 +604,15 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 		/* Dropped after the last record: no PERF_RECORD_LOST says so. */
 		s->status.lost += perf_kernel_rb_lost(c->rb);
 	}
+	if (c->dq) {
+		/*
+		 * A handler may still be writing (see embm_direct_free()):
+		 * such a last sample is not read, nor counted.
+		 */
+		s->queue_bytes -= embm_direct_bytes(c->dq);
+		embm_direct_free(c->dq);
+		c->dq = NULL;
+	}
 	for (i = 0; i < c->nr_events; i++)
 		xa_erase(&s->ids, c->evs[i].id);
 	kvfree(c->evs);
@@ -654,17 +682,48 @@ static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 	}
 }
 
+struct embm_drain_direct {
+	struct embm_sampler *s;
+	int cpu;
+};
+
+/* A direct sample: its page, its kind, its CPU; the period in force. */
+static void embm_drain_direct(u64 phys, int kind, void *arg)
+{
+	struct embm_drain_direct *dd = arg;
+	struct embm_sampler *s = dd->s;
+	const struct embm_event_desc *d;
+	struct embm_sample sample = { .phys = phys, .cpu = dd->cpu };
+	enum embm_op op;
+
+	if (kind >= s->nr_descs || !s->descs[kind].direct) {
+		s->status.bad_records++;
+		return;
+	}
+	d = &s->descs[kind];
+	sample.period = d->store ? s->status.store_period : s->status.period;
+	op = d->op;
+	if (op == EMBM_OP_ANY && s->src->op_of)
+		op = s->src->op_of(&sample);
+	embm_stats_add(s->st, &sample, kind, op, d->latency_only);
+}
+
 /*
- * Read what @cpu's buffer holds into the results, under their lock.
+ * Read what @cpu's buffer and queue hold into the results, under their lock.
  * Caller holds s->lock (the status).
  */
 static void embm_drain_cpu(struct embm_sampler *s, int cpu)
 {
+	struct embm_cpu *c = &s->cpu[cpu];
+	struct embm_drain_direct dd = { .s = s, .cpu = cpu };
 	long ret;
 
 	mutex_lock(&s->st->lock);
-	ret = perf_kernel_rb_read(s->cpu[cpu].rb, embm_drain_record, s,
-				  s->scratch, EMBM_SCRATCH);
+	ret = perf_kernel_rb_read(c->rb, embm_drain_record, s, s->scratch, EMBM_SCRATCH);
+	if (c->dq) {
+		embm_direct_read(c->dq, embm_drain_direct, &dd);
+		s->status.lost += embm_direct_lost(c->dq);
+	}
 	mutex_unlock(&s->st->lock);
 	if (ret < 0)
 		s->status.bad_records++;
@@ -694,6 +753,7 @@ static void embm_count_events(struct embm_sampler *s)
 	s->status.ring_pages_locked = s->mlock.user_pages + s->mlock.pinned_pages;
 	s->status.ring_pages_max = max(s->status.ring_pages_max,
 				       s->status.ring_pages_locked);
+	s->status.queue_bytes_max = max(s->status.queue_bytes_max, s->queue_bytes);
 }
 
 static int embm_rescan_tasks(struct embm_sampler *s);
@@ -1240,9 +1300,11 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 		.ldlat		= s->cfg.ldlat,
 	};
 	int cpu, d, err;
+	bool direct;
 
 	s->src = src;
 	s->nr_descs = 0;
+	s->direct = false;
 	memset(s->closed, 0, sizeof(s->closed));
 	memset(s->status.kind, 0, sizeof(s->status.kind));
 	s->status.nr_kinds = 0;
@@ -1266,6 +1328,14 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 			*why = "its attributes need checks embm does not make";
 			return -EINVAL;
 		}
+		/* Large PEBS would not call embm's handler: software only. */
+		direct = s->descs[d].direct;
+		if (WARN_ON_ONCE(direct && (s->descs[d].lead ||
+					    s->descs[d].attr.type != PERF_TYPE_SOFTWARE))) {
+			*why = "its descriptors are malformed";
+			return -EINVAL;
+		}
+		s->direct |= direct;
 		s->status.kind[d].name = s->descs[d].name;
 		s->status.kind[d].lead = s->descs[d].lead;
 		s->status.kind[d].by_count = !s->descs[d].lead &&

@@ -6,8 +6,9 @@
  * Works with no hardware PMU (QEMU under TCG, most VMs).  A sample is a
  * fault that completed: first touches, copy-on-write, and NUMA hinting
  * faults when kernel.numa_balancing is on, which is how it sees accesses
- * that recur.  perf_prepare_sample() finds the physical address of the
- * faulting page, mapped by then.  Samples say nothing of load or store,
+ * that recur.  The events are direct: embm's overflow handler takes the
+ * physical address of the faulting page, mapped by then, where perf would
+ * write a record (embm_direct.c).  Samples say nothing of load or store,
  * and carry no latency, nor their period (see below): one sample every
  * period faults of each event, as for hardware events.
  */
@@ -44,6 +45,8 @@ static int embm_swfault_setup(const struct embm_source_args *args,
 				/* Faults taken in the kernel on user memory count too. */
 				.exclude_hv = 1,
 			},
+			/* A sample is its page: no record (embm_direct.c). */
+			.direct = true,
 		};
 	}
 	*why = "page faults need no PMU";

@@ -82,6 +82,11 @@ struct embm_sample {
  * @lead:	counts without sampling and leads, on each CPU and thread,
  *		the group of the next descriptor's event (perf mem's
  *		mem-loads-aux in front of the load-latency event).
+ * @direct:	embm's overflow handler takes its samples, their page and
+ *		kind only, instead of perf writing records: for events whose
+ *		samples need nothing else and whose overflow handler perf
+ *		calls (not large PEBS).  @attr.sample_type still says what
+ *		the samples disclose, for the permission checks.
  */
 struct embm_event_desc {
 	const char *name;
@@ -90,6 +95,7 @@ struct embm_event_desc {
 	bool store;
 	bool latency_only;
 	bool lead;
+	bool direct;
 };
 
 /**

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm direct samples: the overflow handler takes the sample itself
+ *
+ * For a source whose samples need nothing but their page (swfault), perf's
+ * record is most of a sample's cost to the sampled task: perf_prepare_sample()
+ * fills every field, perf_output_begin() reserves room, the record is
+ * copied.  A direct event instead has embm_direct_overflow() as its overflow
+ * handler, which puts the page and the event's kind, eight bytes, into a
+ * queue of its CPU; ksamplingd reads the queue as it reads the ring buffer.
+ * The events still have their ring buffer: perf logs their throttling there.
+ *
+ * One queue per CPU, written only by the events bound to that CPU, with
+ * preemption off (perf's software events) and only from task context (page
+ * faults): one writer at a time.  Read by ksamplingd alone.  Not for large
+ * PEBS, which writes records without calling the overflow handler.
+ */
+
+#define pr_fmt(fmt) "embm: " fmt
+
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/perf_event.h>
+#include <linux/perf_kernel_rb.h>
+#include <linux/slab.h>
+
+#include "embm.h"
+
+/* An entry: the page's physical address, the kind in the bits below. */
+#define EMBM_DIRECT_KIND	(PAGE_SIZE - 1)
+
+/**
+ * embm_direct_alloc() - a queue of at least @nr_entries samples
+ * @nr_entries: rounded up to a power of two; at least 2
+ * @cpu: the CPU whose events write it (its node backs the memory)
+ *
+ * Charged to the caller's memory cgroup.
+ *
+ * Context: process; may sleep.
+ * Return: the queue or NULL.
+ */
+struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu)
+{
+	struct embm_direct *dq;
+	unsigned int n = roundup_pow_of_two(max(nr_entries, 2U)), k;
+
+	dq = kvzalloc_node(struct_size(dq, ent, n), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
+	if (!dq)
+		return NULL;
+	dq->mask = n - 1;
+	for (k = 0; k < EMBM_MAX_EVENTS; k++) {
+		dq->ctx[k].dq = dq;
+		dq->ctx[k].kind = k;
+	}
+	return dq;
+}
+
+/**
+ * embm_direct_bytes() - the memory of a queue from embm_direct_alloc()
+ * @dq: the queue
+ *
+ * Context: any.
+ * Return: its size in bytes.
+ */
+size_t embm_direct_bytes(const struct embm_direct *dq)
+{
+	return struct_size(dq, ent, dq->mask + 1);
+}
+
+/**
+ * embm_direct_free() - free a queue once no handler can be writing it
+ * @dq: the queue, or NULL
+ *
+ * A handler of an event being released may still run on another CPU until
+ * an RCU grace period ends (perf's software events are found under RCU, and
+ * freed after one), so the queue is freed after one too.
+ *
+ * Context: process.
+ */
+void embm_direct_free(struct embm_direct *dq)
+{
+	if (dq)
+		kvfree_rcu(dq, rcu);
+}
+
+/**
+ * embm_direct_context() - the overflow handler's context for an event
+ * @dq: the queue of the event's CPU
+ * @kind: the event's kind, below EMBM_MAX_EVENTS
+ *
+ * Events inherited from the event keep the context: they are bound to the
+ * same CPU.
+ *
+ * Context: any.
+ * Return: what to give perf_event_create_kernel_counter() as context with
+ * embm_direct_overflow().
+ */
+void *embm_direct_context(struct embm_direct *dq, int kind)
+{
+	return &dq->ctx[kind];
+}
+
+/**
+ * embm_direct_push() - queue one sample
+ * @dq: the queue, written by one writer at a time
+ * @phys: its physical address, or 0 for none
+ * @kind: its event's kind
+ *
+ * Context: the writer of @dq (see the top of this file); never sleeps.
+ * Return: false if the queue was full (the sample is counted lost).
+ */
+bool embm_direct_push(struct embm_direct *dq, u64 phys, int kind)
+{
+	u64 head = dq->head;
+
+	/* Acquire: the reader is done with the entry before we reuse it. */
+	if (head - smp_load_acquire(&dq->tail) > dq->mask) {
+		WRITE_ONCE(dq->lost, dq->lost + 1);
+		return false;
+	}
+	dq->ent[head & dq->mask] = (phys & PAGE_MASK) | kind;
+	/* Release: the entry is written before the reader sees it. */
+	smp_store_release(&dq->head, head + 1);
+	return true;
+}
+
+/**
+ * embm_direct_overflow() - the overflow handler of a direct event
+ * @event: the event, or one inherited from it
+ * @data: perf's sample data; only its addr is read
+ * @regs: unused
+ *
+ * Context: the event's overflow, on its CPU, preemption off.  Only task
+ * context writes the queue; a sample taken anywhere else (none is
+ * expected: page faults are taken in tasks) is counted lost.
+ */
+void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *data,
+			  struct pt_regs *regs)
+{
+	struct embm_direct_ctx *ctx = event->overflow_handler_context;
+	struct embm_direct *dq = ctx->dq;
+
+	if (unlikely(!in_task())) {
+		atomic64_inc(&dq->lost_elsewhere);
+		return;
+	}
+	embm_direct_push(dq, perf_sample_phys_addr(data->addr), ctx->kind);
+}
+
+/**
+ * embm_direct_read() - consume every queued sample
+ * @dq: the queue
+ * @fn: called with each sample's physical address (0: none) and kind
+ * @arg: passed to @fn
+ *
+ * Context: the queue's one reader; process or any, as @fn allows.
+ * Return: the number of samples read.
+ */
+unsigned int embm_direct_read(struct embm_direct *dq,
+			      void (*fn)(u64 phys, int kind, void *arg), void *arg)
+{
+	/* Acquire pairs with the writer's release of head. */
+	u64 head = smp_load_acquire(&dq->head), tail = dq->tail, e;
+	unsigned int n = 0;
+
+	for (; tail != head; tail++, n++) {
+		e = READ_ONCE(dq->ent[tail & dq->mask]);
+		fn(e & PAGE_MASK, e & EMBM_DIRECT_KIND, arg);
+	}
+	/* Release: the entries are read before the writer may reuse them. */
+	smp_store_release(&dq->tail, tail);
+	return n;
+}
+
+/**
+ * embm_direct_lost() - take the count of samples the queue dropped
+ * @dq: the queue
+ *
+ * Context: the queue's reader.
+ * Return: the samples dropped since the last call (full queue, or taken
+ * outside task context).
+ */
+u64 embm_direct_lost(struct embm_direct *dq)
+{
+	u64 full = READ_ONCE(dq->lost), n = full - dq->lost_read;
+
+	dq->lost_read = full;
+	return n + atomic64_xchg(&dq->lost_elsewhere, 0);
+}
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_direct_kunit.h"
+#endif
