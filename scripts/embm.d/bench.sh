@@ -228,12 +228,13 @@ bench_extra() {
 		next
 	}
 	$1 == "loss" { print "bad run: " $0; bad = 1; next }
-	$1 == "mem" && NF == 5 && $3 >= 0 {
+	$1 == "mem" && NF == 6 && $3 >= 0 {
 		if (!nm++) {
 			print ""
-			printf "%-6s %12s %12s %10s\n", "mode", "ring_KiB", "tables_KiB", "rss_KiB"
+			printf "%-6s %10s %10s %10s %10s\n", "mode", "ring_KiB", "queue_KiB",
+				"table_KiB", "rss_KiB"
 		}
-		printf "%-6s %12.0f %12.0f %10d\n", $2, $3 / 1024, $4 / 1024, $5
+		printf "%-6s %10.0f %10.0f %10.0f %10d\n", $2, $3 / 1024, $4 / 1024, $5 / 1024, $6
 		next
 	}
 	$1 == "mem" { print "bad run: " $0; bad = 1; next }
