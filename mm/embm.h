@@ -443,6 +443,7 @@ u64 embm_direct_lost(struct embm_direct *dq);
  * @ring_pages_locked: ring-buffer pages charged to the starter now.
  * @ring_pages_max: the most ring-buffer pages charged at once.
  * @queue_bytes_max: the most memory the direct queues took at once.
+ * @direct_samples: samples read from the direct queues.
  * @cpus_skipped: CPUs that came online and could not get events.
  * @scan_gave_up: times the search for new threads at start gave up.
  * @threads_skipped: threads that got no events on a CPU that came online,
@@ -475,6 +476,7 @@ struct embm_sampler_status {
 	u64 ring_pages_locked;
 	u64 ring_pages_max;
 	u64 queue_bytes_max;
+	u64 direct_samples;
 	u64 cpus_skipped;
 	u64 scan_gave_up;
 	u64 threads_skipped;

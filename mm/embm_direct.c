@@ -11,9 +11,11 @@
  * The events still have their ring buffer: perf logs their throttling there.
  *
  * One queue per CPU, written only by the events bound to that CPU, with
- * preemption off (perf's software events) and only from task context (page
- * faults): one writer at a time.  Read by ksamplingd alone.  Not for large
- * PEBS, which writes records without calling the overflow handler.
+ * IRQs off (perf_swevent_event() calls the handler so, and only for an
+ * active event) and only from task context (page faults): one writer at a
+ * time.  Its readers (ksamplingd, a failing start, the stop) hold the
+ * sampler's lock: one reader at a time.  Not for large PEBS, which writes
+ * records without calling the overflow handler.
  */
 
 #define pr_fmt(fmt) "embm: " fmt
@@ -28,13 +30,15 @@
 
 /* An entry: the page's physical address, the kind in the bits below. */
 #define EMBM_DIRECT_KIND	(PAGE_SIZE - 1)
+static_assert(EMBM_DIRECT_KIND + 1 >= EMBM_MAX_EVENTS);
 
 /**
  * embm_direct_alloc() - a queue of at least @nr_entries samples
  * @nr_entries: rounded up to a power of two; at least 2
  * @cpu: the CPU whose events write it (its node backs the memory)
  *
- * Charged to the caller's memory cgroup.
+ * Charged to the caller's memory cgroup (at start: the starter's; a CPU
+ * that comes online later gets its queue from ksamplingd, charged to none).
  *
  * Context: process; may sleep.
  * Return: the queue or NULL.
@@ -68,12 +72,13 @@ size_t embm_direct_bytes(const struct embm_direct *dq)
 }
 
 /**
- * embm_direct_free() - free a queue once no handler can be writing it
+ * embm_direct_free() - free a queue once its events are released
  * @dq: the queue, or NULL
  *
- * A handler of an event being released may still run on another CPU until
- * an RCU grace period ends (perf's software events are found under RCU, and
- * freed after one), so the queue is freed after one too.
+ * perf_event_release_kernel() returns once no handler of the event or of
+ * its children runs, nor can run again (perf_swevent_event() calls it
+ * with IRQs off, which holds off the removal from the context).  The queue
+ * is still freed after an RCU grace period, as perf frees the events.
  *
  * Context: process.
  */
@@ -130,21 +135,25 @@ bool embm_direct_push(struct embm_direct *dq, u64 phys, int kind)
  * @data: perf's sample data; only its addr is read
  * @regs: unused
  *
- * Context: the event's overflow, on its CPU, preemption off.  Only task
- * context writes the queue; a sample taken anywhere else (none is
- * expected: page faults are taken in tasks) is counted lost.
+ * Context: the event's overflow, on its CPU, IRQs off, in the task whose
+ * fault it is.  Only task context writes the queue; a sample taken
+ * anywhere else (none is expected: page faults are taken in tasks) is
+ * counted lost.
  */
 void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *data,
 			  struct pt_regs *regs)
 {
 	struct embm_direct_ctx *ctx = event->overflow_handler_context;
 	struct embm_direct *dq = ctx->dq;
+	/* perf_sample_data_init() sets addr only when it is not 0. */
+	u64 virt = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0;
 
+	lockdep_assert_irqs_disabled();
 	if (unlikely(!in_task())) {
 		atomic64_inc(&dq->lost_elsewhere);
 		return;
 	}
-	embm_direct_push(dq, perf_sample_phys_addr(data->addr), ctx->kind);
+	embm_direct_push(dq, perf_sample_phys_addr(virt), ctx->kind);
 }
 
 /**
@@ -153,7 +162,8 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
  * @fn: called with each sample's physical address (0: none) and kind
  * @arg: passed to @fn
  *
- * Context: the queue's one reader; process or any, as @fn allows.
+ * Context: a reader of the queue, serialised with the others by the
+ * sampler's lock; process or any, as @fn allows.
  * Return: the number of samples read.
  */
 unsigned int embm_direct_read(struct embm_direct *dq,
@@ -176,7 +186,7 @@ unsigned int embm_direct_read(struct embm_direct *dq,
  * embm_direct_lost() - take the count of samples the queue dropped
  * @dq: the queue
  *
- * Context: the queue's reader.
+ * Context: a reader of the queue (see embm_direct_read()).
  * Return: the samples dropped since the last call (full queue, or taken
  * outside task context).
  */

@@ -66,7 +66,9 @@ static void embm_direct_queue_test(struct kunit *test)
 /*
  * The handler as perf calls it: the kind from its context, the physical
  * address of the sample's address (a kernel one here: a kernel thread has
- * no user pages), a page of another kind and no address at all.
+ * no user pages), and a sample of address 0, whose data keeps the address
+ * of the sample before (perf_sample_data_init() sets it only when not 0):
+ * no address, not that one's.
  */
 static void embm_direct_overflow_test(struct kunit *test)
 {
@@ -80,11 +82,14 @@ static void embm_direct_overflow_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, event);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	event->overflow_handler_context = embm_direct_context(dq, 1);
-	data.addr = (u64)(uintptr_t)page_address(page) + 100;
+	perf_sample_data_init(&data, (u64)(uintptr_t)page_address(page) + 100, 1);
+	local_irq_disable();	/* as perf_swevent_event() calls it */
 	embm_direct_overflow(event, &data, NULL);
 	event->overflow_handler_context = embm_direct_context(dq, 0);
-	data.addr = 0;
+	/* Address 0: perf_sample_data_init() leaves addr as it was. */
+	perf_sample_data_init(&data, 0, 1);
 	embm_direct_overflow(event, &data, NULL);
+	local_irq_enable();
 	KUNIT_EXPECT_EQ(test, 2U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 	KUNIT_EXPECT_EQ(test, PFN_PHYS(page_to_pfn(page)), seen.phys[0]);
 	KUNIT_EXPECT_EQ(test, 1, seen.kind[0]);

@@ -190,6 +190,7 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "ring_pages_locked %llu\n", ss->ring_pages_locked);
 	seq_printf(m, "ring_pages_max %llu\n", ss->ring_pages_max);
 	seq_printf(m, "queue_bytes_max %llu\n", ss->queue_bytes_max);
+	seq_printf(m, "direct_samples %llu\n", ss->direct_samples);
 	seq_printf(m, "table_bytes %zu\n", st->bytes);
 	seq_printf(m, "elapsed_ms %llu\n", ms);
 	seq_printf(m, "samples %llu\n", st->samples);

@@ -6,8 +6,9 @@
  * perf_event_create_kernel_counter(): one per CPU and event kind for a
  * system-wide session, one per CPU, event kind and thread (with inherit,
  * so later threads and children are followed) for a process.  All events
- * of a CPU write into that CPU's ring buffer (perf_kernel_rb_attach()).
- * ksamplingd drains the buffers every EMBM_DRAIN_MS, attributes each
+ * of a CPU write into that CPU's ring buffer (perf_kernel_rb_attach()),
+ * or, direct ones (embm_direct.c), their samples into its queue.
+ * ksamplingd drains the buffers and queues every EMBM_DRAIN_MS, attributes each
  * sample, follows CPU hotplug, keeps its own CPU use within a budget by
  * moving the periods, and notices when the target process exits.
  *
@@ -378,6 +379,13 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 	err = embm_cpu_reserve(s, c, s->nr_descs * (s->target ? s->nr_tasks - from : 1));
 	if (err)
 		return err;
+	if (s->direct && !c->dq) {
+		/* About as many samples as the ring buffer holds records. */
+		c->dq = embm_direct_alloc(s->cfg.ring_pages * (PAGE_SIZE / 64), cpu);
+		if (!c->dq)
+			return -ENOMEM;
+		s->queue_bytes += embm_direct_bytes(c->dq);
+	}
 	if (!c->rb) {
 		err = embm_mlock_charge(&s->mlock, embm_ring_charge(s));
 		if (err)
@@ -389,13 +397,6 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 			embm_mlock_uncharge(&s->mlock, embm_ring_charge(s));
 			return err;
 		}
-	}
-	if (s->direct && !c->dq) {
-		/* About as many samples as the ring buffer holds records. */
-		c->dq = embm_direct_alloc(s->cfg.ring_pages * (PAGE_SIZE / 64), cpu);
-		if (!c->dq)
-			return -ENOMEM;
-		s->queue_bytes += embm_direct_bytes(c->dq);
 	}
 	if (!s->target) {
 		err = embm_open_kinds(s, c, cpu, NULL);
@@ -605,10 +606,7 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 		s->status.lost += perf_kernel_rb_lost(c->rb);
 	}
 	if (c->dq) {
-		/*
-		 * A handler may still be writing (see embm_direct_free()):
-		 * such a last sample is not read, nor counted.
-		 */
+		/* Drained above, after the release: no handler writes any more. */
 		s->queue_bytes -= embm_direct_bytes(c->dq);
 		embm_direct_free(c->dq);
 		c->dq = NULL;
@@ -701,6 +699,7 @@ static void embm_drain_direct(u64 phys, int kind, void *arg)
 		return;
 	}
 	d = &s->descs[kind];
+	s->status.direct_samples++;
 	sample.period = d->store ? s->status.store_period : s->status.period;
 	op = d->op;
 	if (op == EMBM_OP_ANY && s->src->op_of)
@@ -1328,10 +1327,16 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 			*why = "its attributes need checks embm does not make";
 			return -EINVAL;
 		}
-		/* Large PEBS would not call embm's handler: software only. */
+		/*
+		 * Large PEBS would not call embm's handler: software only.
+		 * The permission checks go by the sample_type: it must say
+		 * that the samples disclose physical addresses.
+		 */
 		direct = s->descs[d].direct;
 		if (WARN_ON_ONCE(direct && (s->descs[d].lead ||
-					    s->descs[d].attr.type != PERF_TYPE_SOFTWARE))) {
+					    s->descs[d].attr.type != PERF_TYPE_SOFTWARE ||
+					    !(s->descs[d].attr.sample_type &
+					      PERF_SAMPLE_PHYS_ADDR)))) {
 			*why = "its descriptors are malformed";
 			return -EINVAL;
 		}

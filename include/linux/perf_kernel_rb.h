@@ -9,9 +9,10 @@
  * reads an mmap()ed buffer; perf_kernel_counter_enable() and
  * perf_kernel_counter_period() reach the events a counter handed down to
  * the tasks forked since; perf_sample_phys_addr() gives an overflow handler
- * of its own the physical address a record would have had.  perf_event_open_permitted() and
- * perf_event_target_permitted() apply perf_event_open()'s permission rules
- * to counters the kernel creates on behalf of a user.
+ * of its own the physical address a record would have had.
+ * perf_event_open_permitted() and perf_event_target_permitted() apply
+ * perf_event_open()'s permission rules to counters the kernel creates on
+ * behalf of a user.
  */
 #ifndef _LINUX_PERF_KERNEL_RB_H
 #define _LINUX_PERF_KERNEL_RB_H

@@ -205,7 +205,7 @@ bench_fits() {
 			delete x; delete y
 			for (i = 1; i <= pts[mode]; i++) { x[i] = cx[mode, i]; y[i] = cy[mode, i] }
 			fit(pts[mode], x, y)
-			printf "%-6s %12.3f %12.3f %12.1f\n", mode, wl[mode], slope * 1000, icept
+			printf "%-6s %12.2f %12.2f %12.1f\n", mode, wl[mode], slope * 1000, icept
 		}
 		if (wl["perf"] > 0)
 			printf "embm/perf, workload time a sample: %.2f\n", wl["embm"] / wl["perf"]
@@ -223,8 +223,12 @@ bench_extra() {
 			printf "%-6s %7s %9s %12s %9s %8s\n", "mode", "threads", "faults",
 				"faults/s", "smp/flt", "lost"
 		printf "%-6s %7d %9d %12.0f %9.4f %8d\n", $2, $3, $4, rate, $6 / $4, $7
-		if ($7 == 0 && rate > safe[$2]) safe[$2] = rate
-		if ($7 > 0 && (!($2 in onset) || rate < onset[$2])) onset[$2] = rate
+		# A loss: one said (perf: LOST records, each for one or more
+		# samples), or samples missing (throttling, or unsaid).
+		lossy = $7 > 0 || $6 < 0.99 * $4
+		seen[$2] = 1
+		if (!lossy && rate > safe[$2]) safe[$2] = rate
+		if (lossy && (!($2 in onset) || rate < onset[$2])) onset[$2] = rate
 		next
 	}
 	$1 == "loss" { print "bad run: " $0; bad = 1; next }
@@ -250,10 +254,14 @@ bench_extra() {
 	END {
 		if (!nl || nm != 2 || ns != 1) { print "missing loss, mem or sessions lines"; exit 1 }
 		print ""
-		for (m in safe)
-			printf "%s: no loss up to %.0f faults/s%s\n", m, safe[m],
-				m in onset ? sprintf(", losses from %.0f", onset[m]) : \
-				" (the most this guest made)"
+		for (m in seen) {
+			if (!(m in safe))
+				printf "%s: losses at every rate, from %.0f faults/s\n", m, onset[m]
+			else
+				printf "%s: no loss up to %.0f faults/s%s\n", m, safe[m],
+					m in onset ? sprintf(", losses from %.0f", onset[m]) : \
+					" (the most this guest made)"
+		}
 		exit bad
 	}'
 }
@@ -262,7 +270,8 @@ bench_extra() {
 # perf (median, min to max), the workload alone and under DAMON as lines.
 bench_plot() {
 	local out=$1
-	awk '$1 == "bench" { print $2, $3, $5 * 1000 / $7 }' "$out/runs.txt" | sort -k1,1 -k2n -k3n |
+	awk '$1 == "bench" { print $2, $3, $5 * 1000 / $7 }' "$out/runs.txt" |
+		LC_ALL=C sort -k1,1 -k2n -k3n |
 		awk '
 		{ k = $1 " " $2; v[k] = v[k] " " $3; if (!(k in s)) { s[k] = 1; o[++n] = k } }
 		END {

@@ -282,6 +282,12 @@ TEST_F(sampling, threads_and_children_are_followed)
 		EXPECT_EQ(2 * truth_pages(node), delta(before, after, node));
 	EXPECT_LE(2 * truth_pages(node), delta(before, after, node));
 	EXPECT_EQ(0, embm_status_ll("lost"));
+	/*
+	 * swfault's events are direct, the inherited ones included: every
+	 * sample came through embm's overflow handler, none as a record.
+	 */
+	EXPECT_LT(0, embm_status_ll("direct_samples"));
+	EXPECT_EQ(embm_status_ll("samples"), embm_status_ll("direct_samples"));
 }
 
 static int touch_study(void *arg)

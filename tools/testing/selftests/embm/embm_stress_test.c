@@ -279,9 +279,10 @@ static void *flood(void *arg)
 }
 
 /*
- * Period 1 into one-page rings: perf drops what does not fit and says how
- * many it dropped; embm counts them, does not hang, and what it kept plus
- * what was lost covers every page touched.
+ * Period 1 into one-page rings (and, for swfault's direct samples, the
+ * queues of 64 entries sized from them): what does not fit is dropped and
+ * counted; embm does not hang, and what it kept plus what was lost covers
+ * every page touched.
  */
 TEST_F_TIMEOUT(stress, flood_into_smallest_ring_counts_losses, 300)
 {
