@@ -12,7 +12,9 @@ Boots the y kernel once and runs embm-bench (SIZE bytes on NODE, one
 first touch a page, pinned to one CPU) alone, under DAMON monitoring
 NODE's physical addresses (sysfs, default intervals), and per period P
 under embm-run -S swfault -P P and under perf record -B -e minor-faults
--c P -d --phys-data, N rounds, the order turning each round.
+-c P -d --phys-data (at period 1 also without --phys-data, perf-addr,
+and without -d, perf-ip: what each part of a record costs), N rounds,
+the order turning each round.
 Prints per mode and period the workload's time per first touch (min,
 median, max over the rounds), its slowdown against the workload alone,
 embm's against perf's, samples per fault, the sampler's CPU per sample
@@ -76,7 +78,7 @@ bench_table() {
 			}
 		}
 		base = median(us["alone 0"])
-		printf "%-6s %6s %8s %8s %8s %9s %9s %9s %11s %9s %8s\n", "mode", "period",
+		printf "%-9s %6s %8s %8s %8s %9s %9s %9s %11s %9s %8s\n", "mode", "period",
 			"min_us", "med_us", "max_us", "slowdown", "vs_perf", "smp/flt",
 			"cpu_us/smp", "cpu_ms/run", "lost"
 		for (i = 1; i <= nk; i++) {
@@ -89,13 +91,13 @@ bench_table() {
 				po = median(us[other]) - base
 				vs = m[k] > base && po > 0 ? sprintf("%.2f", (m[k] - base) / po) : "n/a"
 			}
-			printf "%-6s %6s %8.2f %8.2f %8.2f %8.1f%% %9s %9.4f %11s %9.1f %8d\n",
+			printf "%-9s %6s %8.2f %8.2f %8.2f %8.1f%% %9s %9.4f %11s %9.1f %8d\n",
 				f[1], f[2], mn, m[k], mx, (m[k] / base - 1) * 100, vs,
 				samples[k] / faults[k],
 				samples[k] ? sprintf("%.2f", cpu[k] * 1000 / samples[k]) : "-",
 				cpu[k] / runs[k], lost[k]
 			# The period must hold: samples within 10% of faults / period.
-			if (f[1] == "embm" || f[1] == "perf") {
+			if (f[1] == "embm" || f[1] ~ /^perf/) {
 				r = samples[k] * f[2] / faults[k]
 				if (r < 0.9 || r > 1.1) {
 					printf "%s at period %s: %.3f of faults / period sampled\n", \
@@ -209,6 +211,14 @@ bench_fits() {
 		}
 		if (wl["perf"] > 0)
 			printf "embm/perf, workload time a sample: %.2f\n", wl["embm"] / wl["perf"]
+		# Period 1: what each part of a perf record adds, by median.
+		if (("perf-ip 1" in us) && ("perf-addr 1" in us) && ("perf 1" in us) && ("embm 1" in us)) {
+			ip = median(us["perf-ip 1"]); ad = median(us["perf-addr 1"])
+			ph = median(us["perf 1"]); em = median(us["embm 1"])
+			printf "period 1, us a fault over the workload alone: perf record of IP,TID,TIME %.2f;\n", ip - base
+			printf "  +ADDR,DATA_SRC (-d) %+.2f; +PHYS_ADDR (--phys-data) %+.2f: perf %.2f; embm %.2f\n",
+				ad - ip, ph - ad, ph - base, em - base
+		}
 	}'
 }
 
