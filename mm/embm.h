@@ -402,7 +402,7 @@ struct embm_direct_ctx {
  * @lost_elsewhere: samples dropped because they were not taken in a task.
  * @mask:	entries - 1, a power of two - 1.
  * @ctx:	the handler's context for each kind.
- * @rcu:	frees the queue after the handlers that may run.
+ * @rcu:	frees the queue after a grace period, as perf frees events.
  * @ent:	physical page address | kind; 0 | kind for no address.
  */
 struct embm_direct {

@@ -132,7 +132,7 @@ bool embm_direct_push(struct embm_direct *dq, u64 phys, int kind)
 /**
  * embm_direct_overflow() - the overflow handler of a direct event
  * @event: the event, or one inherited from it
- * @data: perf's sample data; only its addr is read
+ * @data: perf's sample data; only its sample_flags and addr are read
  * @regs: unused
  *
  * Context: the event's overflow, on its CPU, IRQs off, in the task whose

@@ -76,6 +76,12 @@ bench_table() {
 					runs["embm " pl[i]], runs["perf " pl[i]], rounds
 				bad = 1
 			}
+			if (pl[i] == 1 && (runs["perf-ip 1"] != rounds ||
+					   runs["perf-addr 1"] != rounds)) {
+				printf "period 1: %d perf-ip and %d perf-addr runs of %d\n",
+					runs["perf-ip 1"], runs["perf-addr 1"], rounds
+				bad = 1
+			}
 		}
 		base = median(us["alone 0"])
 		printf "%-9s %6s %8s %8s %8s %9s %9s %9s %11s %9s %8s\n", "mode", "period",
@@ -264,7 +270,9 @@ bench_extra() {
 	END {
 		if (!nl || nm != 2 || ns != 1) { print "missing loss, mem or sessions lines"; exit 1 }
 		print ""
-		for (m in seen) {
+		for (mi = 1; mi <= 2; mi++) {
+			m = mi == 1 ? "embm" : "perf"
+			if (!(m in seen)) { printf "%s: no loss runs\n", m; bad = 1; continue }
 			if (!(m in safe))
 				printf "%s: losses at every rate, from %.0f faults/s\n", m, onset[m]
 			else
