@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm tools: uncore bandwidth and latency per tier (see uncore.h)
+ *
+ * Sources of the tables, as checked for embm: Intel perfmon (github
+ * intel/perfmon @6dadedf3: SPR/events/sapphirerapids_uncore*.json,
+ * EMR/events/emeraldrapids_uncore*.json, GNR/events/graniterapids_uncore*.json),
+ * PCM (github intel/pcm @0fae0de1: src/pcm-memory.cpp, src/cpucounters.cpp)
+ * and Linux 6.12 arch/x86/events/intel/uncore_snbep.c.  Raw config for the
+ * Linux uncore PMU: event | umask << 8 | umask_ext << 32.  None of it has
+ * run here: no VM exposes uncore PMUs.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uncore.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Sapphire Rapids and Emerald Rapids.  DRAM bandwidth: IMC CAS counts
+ * (uncore_snbep.c spr cas_count_read/write aliases).  CXL reads: the
+ * CHAs' TOR inserts of LLC misses to CXL memory, the four pcm-memory sums
+ * (pcm-memory.cpp:1269-1282), 64 bytes each.  CXL writes: the CXLCM
+ * packing-buffer inserts of memory data, 0.5 x 64 bytes each (PCM's
+ * CXLBWWrScalingFactor, cpucounters.cpp:11012-11021).  Latency: TOR
+ * occupancy / inserts of demand reads to DDR and to CXL (perfmon
+ * uncore-cache; the _CXL_ACC ones are experimental there), over the CHA
+ * clock.  TOR occupancy counts on counter 0 only: the two occupancy
+ * events share it, and perf multiplexes them.
+ */
+static const struct embm_unc_event spr_events[] = {
+	{ "imc", "UNC_M_CAS_COUNT.RD", 0xcf05, EMBM_UNC_DRAM, EMBM_UNC_RD, 64 },
+	{ "imc", "UNC_M_CAS_COUNT.WR", 0xf005, EMBM_UNC_DRAM, EMBM_UNC_WR, 64 },
+	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135ULL,
+	  EMBM_UNC_CXL, EMBM_UNC_RD_LAT, 64 },
+	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 0x10c8078200000135ULL,
+	  EMBM_UNC_CXL, EMBM_UNC_RD, 64 },
+	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_CRDMORPH_CXL_ACC", 0x10c80b8200000135ULL,
+	  EMBM_UNC_CXL, EMBM_UNC_RD, 64 },
+	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 0x10c8878200000135ULL,
+	  EMBM_UNC_CXL, EMBM_UNC_RD, 64 },
+	{ "cha", "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136ULL,
+	  EMBM_UNC_CXL, EMBM_UNC_OCC, 0 },
+	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_DDR", 0x00c8178600000135ULL,
+	  EMBM_UNC_DRAM, EMBM_UNC_INS, 0 },
+	{ "cha", "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_DDR", 0x00c8178600000136ULL,
+	  EMBM_UNC_DRAM, EMBM_UNC_OCC, 0 },
+	{ "cha", "UNC_CHA_CLOCKTICKS", 0x01, EMBM_UNC_TIERS, EMBM_UNC_CLK, 0 },
+	{ "cxlcm", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 0x1002, EMBM_UNC_CXL,
+	  EMBM_UNC_WR, 32 },
+};
+
+/*
+ * Granite Rapids.  DRAM: the IMC's two schedulers, each with its CAS
+ * counts (uncore_snbep.c gnr cas_count_*_sch0/1).  CXL reads: the CXLCM
+ * packing-buffer inserts of received memory data (pcm-memory.cpp:1146-1151),
+ * 64 bytes each.  CXL writes: the CXLDP's M2S data inserts
+ * (cpucounters.cpp:11025-11031), taken as 64 bytes each (PCM's factor for
+ * them not checked).  Latency as on SPR (the _CXL_ACC events are not
+ * experimental on GNR).
+ */
+static const struct embm_unc_event gnr_events[] = {
+	{ "imc", "UNC_M_CAS_COUNT_SCH0.RD", 0xcf05, EMBM_UNC_DRAM, EMBM_UNC_RD, 64 },
+	{ "imc", "UNC_M_CAS_COUNT_SCH1.RD", 0xcf06, EMBM_UNC_DRAM, EMBM_UNC_RD, 64 },
+	{ "imc", "UNC_M_CAS_COUNT_SCH0.WR", 0xf005, EMBM_UNC_DRAM, EMBM_UNC_WR, 64 },
+	{ "imc", "UNC_M_CAS_COUNT_SCH1.WR", 0xf006, EMBM_UNC_DRAM, EMBM_UNC_WR, 64 },
+	{ "cxlcm", "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA", 0x1041, EMBM_UNC_CXL,
+	  EMBM_UNC_RD, 64 },
+	{ "cxldp", "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 0x2002, EMBM_UNC_CXL,
+	  EMBM_UNC_WR, 64 },
+	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135ULL,
+	  EMBM_UNC_CXL, EMBM_UNC_INS, 0 },
+	{ "cha", "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136ULL,
+	  EMBM_UNC_CXL, EMBM_UNC_OCC, 0 },
+	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_DDR", 0x00c8178600000135ULL,
+	  EMBM_UNC_DRAM, EMBM_UNC_INS, 0 },
+	{ "cha", "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_DDR", 0x00c8178600000136ULL,
+	  EMBM_UNC_DRAM, EMBM_UNC_OCC, 0 },
+	{ "cha", "UNC_CHA_CLOCKTICKS", 0x01, EMBM_UNC_TIERS, EMBM_UNC_CLK, 0 },
+};
+
+static const struct embm_unc_model models[] = {
+	{ "Sapphire Rapids", spr_events, ARRAY_SIZE(spr_events), NULL },
+	{ "Emerald Rapids", spr_events, ARRAY_SIZE(spr_events), NULL },
+	{ "Granite Rapids", gnr_events, ARRAY_SIZE(gnr_events), NULL },
+	{ "AMD Zen 4/5", NULL, 0,
+	  "amd_df and amd_umc PMUs exist; no per-tier events are checked for them" },
+	{ "this CPU", NULL, 0, "embm has no uncore event table for this CPU model" },
+};
+
+/**
+ * embm_unc_model() - the event table of a CPU
+ * @vendor: /proc/cpuinfo's vendor_id
+ * @family: its cpu family
+ * @model:  its model
+ *
+ * Return: the model's table, or one whose events are NULL and whose
+ * absent says why.
+ */
+const struct embm_unc_model *embm_unc_model(const char *vendor, int family, int model)
+{
+	if (!strcmp(vendor, "GenuineIntel") && family == 6) {
+		switch (model) {
+		case 0x8f:
+			return &models[0];
+		case 0xcf:
+			return &models[1];
+		case 0xad:
+		case 0xae:
+			return &models[2];
+		}
+	}
+	if (!strcmp(vendor, "AuthenticAMD") && (family == 0x19 || family == 0x1a))
+		return &models[3];
+	return &models[4];
+}
+
+/* The model of the CPU described by @path (/proc/cpuinfo's format). */
+const struct embm_unc_model *embm_unc_model_cpuinfo(const char *path)
+{
+	char line[256], vendor[32] = "";
+	int family = -1, model = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return &models[4];
+	while (fgets(line, sizeof(line), f) && (family < 0 || model < 0 || !*vendor)) {
+		/* A line that does not match leaves its figure unset. */
+		if (!*vendor && sscanf(line, "vendor_id : %31s", vendor) != 1)
+			*vendor = 0;
+		if (family < 0 && sscanf(line, "cpu family : %d", &family) != 1)
+			family = -1;
+		if (model < 0 && !strncmp(line, "model\t", 6) &&
+		    sscanf(line, "model : %d", &model) != 1)
+			model = -1;
+	}
+	fclose(f);
+	return embm_unc_model(vendor, family, model);
+}
+
+/* "0,56" or "0-1" -> CPUs; returns how many, at most @max. */
+static int parse_cpulist(const char *s, int *cpus, int max)
+{
+	int n = 0, a, b, len;
+
+	while (n < max && sscanf(s, "%d%n", &a, &len) == 1) {
+		s += len;
+		b = a;
+		if (*s == '-' && sscanf(s + 1, "%d%n", &b, &len) == 1)
+			s += 1 + len;
+		for (; a <= b && n < max; a++)
+			cpus[n++] = a;
+		if (*s != ',')
+			break;
+		s++;
+	}
+	return n;
+}
+
+static int read_line(const char *dir, const char *name, char *buf, int size)
+{
+	char path[512];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = !!fgets(buf, size, f);
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+static int cmp_pmu(const void *a, const void *b)
+{
+	const struct embm_unc_pmu *x = a, *y = b;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+
+	/* uncore_cha_2 before uncore_cha_10 */
+	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+/**
+ * embm_unc_find() - the PMUs of one unit type, by the names the kernel gives
+ * @root: the event-source directory (EMBM_UNC_SYSFS, or a test's tree)
+ * @unit: "cha", "imc", "cxlcm": PMUs named uncore_<unit> or uncore_<unit>_<N>
+ * @pmus: filled with each one's type and the CPUs of its cpumask, one per
+ *	  socket (die), in order
+ * @max:  room in @pmus
+ *
+ * Return: how many were found (0: none, e.g. in a VM), in box order.
+ */
+int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu *pmus, int max)
+{
+	char prefix[32], dir[512], buf[256];
+	size_t plen;
+	struct dirent *d;
+	DIR *dp = opendir(root);
+	int n = 0;
+
+	if (!dp)
+		return 0;
+	plen = snprintf(prefix, sizeof(prefix), "uncore_%s", unit);
+	while (n < max && (d = readdir(dp))) {
+		const char *rest = d->d_name + plen;
+
+		if (strncmp(d->d_name, prefix, plen) ||
+		    (*rest && (*rest != '_' || !rest[1] || strspn(rest + 1, "0123456789") !=
+							   strlen(rest + 1))))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", root, d->d_name);
+		if (read_line(dir, "type", buf, sizeof(buf)))
+			continue;
+		snprintf(pmus[n].name, sizeof(pmus[n].name), "%s", d->d_name);
+		pmus[n].type = atoi(buf);
+		pmus[n].nr_cpus = read_line(dir, "cpumask", buf, sizeof(buf)) ? 0 :
+			parse_cpulist(buf, pmus[n].cpus, EMBM_UNC_MAX_SOCKETS);
+		n++;
+	}
+	closedir(dp);
+	qsort(pmus, n, sizeof(*pmus), cmp_pmu);
+	return n;
+}
+
+/**
+ * embm_unc_scaled() - a count scaled to its whole time enabled
+ * @c:     the count and its times
+ * @ratio: if not NULL, set to time running / time enabled (1: never
+ *	   multiplexed; 0: never ran)
+ *
+ * Return: value x enabled / running, or 0 if it never ran.
+ */
+double embm_unc_scaled(const struct embm_unc_count *c, double *ratio)
+{
+	double r = c->enabled ? (double)c->running / c->enabled : 0;
+
+	if (ratio)
+		*ratio = r;
+	return r > 0 ? c->value / r : 0;
+}
+
+const char *embm_unc_tier_name(enum embm_unc_tier t)
+{
+	return t == EMBM_UNC_DRAM ? "DRAM" : t == EMBM_UNC_CXL ? "CXL" : "-";
+}
+
+/**
+ * embm_unc_compute() - bandwidth and latency per socket and tier
+ * @m:          the model whose events were counted
+ * @nr_sockets: sockets counted
+ * @nr_boxes:   per event of @m, the boxes (PMUs of its unit) counted
+ * @counts:     [socket][event][box], EMBM_UNC_MAX_BOXES boxes an event
+ * @seconds:    the time counted
+ * @r:          the result: GB/s read and written, and the mean time a
+ *		demand read spent in the TOR, in ns, from Little's law:
+ *		summed occupancy / summed inserts, in CHA cycles, over the
+ *		CHAs' mean clock rate.  -1 where the table has no event or
+ *		nothing was counted.
+ */
+void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets, int nr_boxes[],
+		      const struct embm_unc_count *counts, double seconds,
+		      struct embm_unc_result *r)
+{
+	int s, e, b, t;
+
+	memset(r, 0, sizeof(*r));
+	r->nr_sockets = nr_sockets;
+	for (s = 0; s < nr_sockets && s < EMBM_UNC_MAX_SOCKETS; s++) {
+		double rd[EMBM_UNC_TIERS] = { 0 }, wr[EMBM_UNC_TIERS] = { 0 };
+		double occ[EMBM_UNC_TIERS] = { 0 }, ins[EMBM_UNC_TIERS] = { 0 };
+		bool has_rd[EMBM_UNC_TIERS] = { 0 }, has_wr[EMBM_UNC_TIERS] = { 0 };
+		bool has_occ[EMBM_UNC_TIERS] = { 0 }, has_ins[EMBM_UNC_TIERS] = { 0 };
+		double clk = 0, least[EMBM_UNC_TIERS] = { 1, 1 }, ratio, v;
+		int clk_boxes = 0;
+
+		for (e = 0; e < m->nr_events; e++) {
+			const struct embm_unc_event *ev = &m->events[e];
+
+			for (b = 0; b < nr_boxes[e] && b < EMBM_UNC_MAX_BOXES; b++) {
+				const struct embm_unc_count *c =
+					&counts[(s * m->nr_events + e) * EMBM_UNC_MAX_BOXES + b];
+
+				v = embm_unc_scaled(c, &ratio);
+				if (ev->role == EMBM_UNC_CLK) {
+					clk += v;
+					clk_boxes++;
+					continue;
+				}
+				t = ev->tier;
+				if (ratio < least[t])
+					least[t] = ratio;
+				switch (ev->role) {
+				case EMBM_UNC_RD_LAT:
+					ins[t] += v;
+					has_ins[t] = true;
+					__attribute__((fallthrough));
+				case EMBM_UNC_RD:
+					rd[t] += v * ev->bytes;
+					has_rd[t] = true;
+					break;
+				case EMBM_UNC_WR:
+					wr[t] += v * ev->bytes;
+					has_wr[t] = true;
+					break;
+				case EMBM_UNC_INS:
+					ins[t] += v;
+					has_ins[t] = true;
+					break;
+				case EMBM_UNC_OCC:
+					occ[t] += v;
+					has_occ[t] = true;
+					break;
+				default:
+					break;
+				}
+			}
+		}
+		for (t = 0; t < EMBM_UNC_TIERS; t++) {
+			struct embm_unc_tier_result *tr = &r->tier[s][t];
+			double hz = clk_boxes && seconds > 0 ? clk / clk_boxes / seconds : 0;
+
+			tr->rd_gbps = has_rd[t] && seconds > 0 ? rd[t] / seconds / 1e9 : -1;
+			tr->wr_gbps = has_wr[t] && seconds > 0 ? wr[t] / seconds / 1e9 : -1;
+			tr->lat_ns = has_occ[t] && has_ins[t] && ins[t] > 0 && hz > 0 ?
+				occ[t] / ins[t] / hz * 1e9 : -1;
+			tr->running = least[t];
+		}
+	}
+}
+
+static void print_figure(FILE *f, double v, const char *fmt)
+{
+	if (v < 0)
+		fprintf(f, " %9s", "-");
+	else
+		fprintf(f, fmt, v);
+}
+
+/**
+ * embm_unc_print() - the bandwidth section of a report
+ * @f: where to
+ * @m: the model counted
+ * @r: its figures; "-" for one unavailable, and the share of the time
+ *     the tier's events ran when perf multiplexed them
+ */
+void embm_unc_print(FILE *f, const struct embm_unc_model *m, const struct embm_unc_result *r)
+{
+	int s, t;
+
+	fprintf(f, "bandwidth (uncore, %s):\n", m->name);
+	fprintf(f, "  %6s %5s %9s %9s %9s %8s\n", "socket", "tier", "rd_GB/s", "wr_GB/s",
+		"rd_lat_ns", "running");
+	for (s = 0; s < r->nr_sockets; s++) {
+		for (t = 0; t < EMBM_UNC_TIERS; t++) {
+			const struct embm_unc_tier_result *tr = &r->tier[s][t];
+
+			fprintf(f, "  %6d %5s", s, embm_unc_tier_name(t));
+			print_figure(f, tr->rd_gbps, " %9.2f");
+			print_figure(f, tr->wr_gbps, " %9.2f");
+			print_figure(f, tr->lat_ns, " %9.1f");
+			fprintf(f, " %7.0f%%\n", tr->running * 100);
+		}
+	}
+}
