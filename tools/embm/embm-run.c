@@ -30,6 +30,7 @@
 
 #include "opts.h"
 #include "report.h"
+#include "uncore.h"
 
 static const char *proc_dir = EMBM_PROC_DIR;
 static sig_atomic_t got_signal;	/* __atomic_*_n(): set by on_signal() */
@@ -200,18 +201,40 @@ static void join_cgroup(const char *dir, pid_t pid)
 		fatal("cannot move the command into %s: %m", dir);
 }
 
-static void report(FILE *out, const char *what, bool json, unsigned int top)
+/* The uncore bandwidth of the session: counted beside the samples. */
+static struct embm_unc_session uncore;
+static struct embm_unc_result uncore_result;
+
+static void uncore_start(void)
+{
+	embm_unc_open(&uncore, EMBM_UNC_SYSFS, "/proc/cpuinfo");
+}
+
+static void uncore_json(FILE *f, void *arg)
+{
+	(void)arg;
+	embm_unc_report(f, &uncore, &uncore_result, true);
+}
+
+/* The report; the final one also reads and reports the uncore counts. */
+static void report(FILE *out, const char *what, bool json, unsigned int top, bool final)
 {
 	struct embm_report r;
 
+	if (final && uncore.model && !*uncore.why && uncore.fds)
+		embm_unc_close(&uncore, &uncore_result);
 	if (embm_report_read(&r, proc_dir)) {
 		fprintf(stderr, "embm-run: cannot read %s: %m\n", proc_dir);
 		return;
 	}
-	if (json)
-		embm_report_json(out, &r, "embm-run", what, top);
-	else
+	if (json) {
+		embm_report_json(out, &r, "embm-run", what, top, final ? uncore_json : NULL,
+				 NULL);
+	} else {
 		embm_report_print(out, &r, what, top);
+		if (final)
+			embm_unc_report(out, &uncore, &uncore_result, false);
+	}
 	embm_report_free(&r);
 	fflush(out);
 }
@@ -243,7 +266,7 @@ static int wait_loop(int pidfd, double duration, double interval, FILE *out,
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		elapsed = now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9;
 		if (interval > 0 && elapsed >= next) {
-			report(out, what, json, top);
+			report(out, what, json, top, false);
 			next += interval;
 		}
 		if (duration > 0 && elapsed >= duration)
@@ -348,10 +371,11 @@ int main(int argc, char **argv)
 		knobs_set(knobs, 2);
 		start_or_die(target, node, flags, what);
 		knobs_restore(knobs, 2);
+		uncore_start();
 		wait_loop(-1, duration, interval, out, what, json, top);
 		if (syscall(__NR_embm_end, target, flags) && errno != ENOENT)
 			fprintf(stderr, "embm-run: embm_end: %m\n");
-		report(out, what, json, top);
+		report(out, what, json, top, true);
 		return 0;
 	}
 
@@ -382,6 +406,7 @@ int main(int argc, char **argv)
 	knobs_set(knobs, 2);
 	start_or_die(target, node, flags, cgroup ? cgroup : system_wide ? "the system" : what);
 	knobs_restore(knobs, 2);
+	uncore_start();
 	/* The child waits for go[] and cannot have been reaped yet. */
 	pidfd = syscall(SYS_pidfd_open, child, 0);
 	if (pidfd < 0)
@@ -399,7 +424,7 @@ int main(int argc, char **argv)
 	/* After its exit the session has ended by itself; this collects it. */
 	if (syscall(__NR_embm_end, target, flags) && errno != ENOENT)
 		fprintf(stderr, "embm-run: embm_end: %m\n");
-	report(out, what, json, top);
+	report(out, what, json, top, true);
 	if (out != stdout)
 		fclose(out);
 

@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 		if (!json && tty && !once && out == stdout)
 			printf("\033[H\033[2J");
 		if (json)
-			embm_report_json(out, &r, "embm-stat", NULL, o.top);
+			embm_report_json(out, &r, "embm-stat", NULL, o.top, NULL, NULL);
 		else
 			embm_report_print(out, &r, NULL, o.top);
 		embm_report_free(&r);

@@ -266,12 +266,14 @@ static void json_str(FILE *f, const char *s)
  * @tool: "embm-run" or "embm-stat"
  * @what: the command measured, or NULL
  * @top:  how many hot pages to include
+ * @more: writes more members (embm-run's bandwidth), or NULL
+ * @arg:  its argument
  *
  * One node object a line, so that simple tools can read it line by line.
  * embm-bench uses the same names for what it did.
  */
 void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
-		      const char *what, unsigned int top)
+		      const char *what, unsigned int top, embm_json_more_fn more, void *arg)
 {
 	const struct embm_matrix *m = &r->matrix;
 	int i, c;
@@ -344,7 +346,10 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		fprintf(f, "\"count\": %llu, \"error\": %llu}%s\n", h->count, h->error,
 			i + 1 < r->nr_hot && i + 1 < (int)top ? "," : "");
 	}
-	fprintf(f, "%s}\n", r->hot_hidden ? "" : " ]");
+	fprintf(f, "%s", r->hot_hidden ? "" : " ]");
+	if (more)
+		more(f, arg);
+	fprintf(f, "}\n");
 }
 
 /* What an errno of embm_start() means, for a person; NULL: strerror()'s. */

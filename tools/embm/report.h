@@ -44,8 +44,10 @@ int embm_report_read(struct embm_report *r, const char *dir);
 void embm_report_free(struct embm_report *r);
 void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		       unsigned int top);
+/* Writes more members, each with a leading comma, before the closing brace. */
+typedef void (*embm_json_more_fn)(FILE *f, void *arg);
 void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
-		      const char *what, unsigned int top);
+		      const char *what, unsigned int top, embm_json_more_fn more, void *arg);
 const char *embm_strerror_start(int err);
 
 #endif /* __EMBM_TOOLS_REPORT_H */

@@ -11,9 +11,14 @@
  * run here: no VM exposes uncore PMUs.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "uncore.h"
 
@@ -365,4 +370,214 @@ void embm_unc_print(FILE *f, const struct embm_unc_model *m, const struct embm_u
 			fprintf(f, " %7.0f%%\n", tr->running * 100);
 		}
 	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int *fd_at(const struct embm_unc_session *u, int s, int e, int b)
+{
+	return &u->fds[(s * u->model->nr_events + e) * EMBM_UNC_MAX_BOXES + b];
+}
+
+/* Close every event opened; the session keeps @why. */
+static void unc_close_fds(struct embm_unc_session *u)
+{
+	int i, n;
+
+	if (!u->fds)
+		return;
+	n = u->nr_sockets * u->model->nr_events * EMBM_UNC_MAX_BOXES;
+	for (i = 0; i < n; i++)
+		if (u->fds[i] >= 0)
+			close(u->fds[i]);
+	free(u->fds);
+	u->fds = NULL;
+}
+
+/* A counting event on @pmu's CPU of socket @s; -1 with @u->why set. */
+static int unc_open_event(struct embm_unc_session *u, const struct embm_unc_event *ev,
+			  const struct embm_unc_pmu *pmu, int s)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = pmu->type,
+		.config = ev->config,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
+	int fd = syscall(SYS_perf_event_open, &attr, -1, pmu->cpus[s], -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		snprintf(u->why, sizeof(u->why), "cannot count %.64s on %.64s, CPU %d: %s",
+			 ev->name, pmu->name, pmu->cpus[s], strerror(errno));
+	return fd;
+}
+
+/**
+ * embm_unc_open() - open the model's uncore events on every socket
+ * @u:       the session, filled in
+ * @root:    the event-source directory (EMBM_UNC_SYSFS)
+ * @cpuinfo: /proc/cpuinfo
+ *
+ * Counting events, one per box and socket, on the CPU the PMU's cpumask
+ * gives for that socket: perf's rules for CPU-wide events apply
+ * (perf_event_paranoid, CAP_PERFMON).
+ *
+ * Return: 0, or -1 with @u->why saying why there is no bandwidth.
+ */
+int embm_unc_open(struct embm_unc_session *u, const char *root, const char *cpuinfo)
+{
+	static struct embm_unc_pmu pmus[EMBM_UNC_MAX_BOXES];
+	const struct embm_unc_model *m;
+	int e, s, b, n, found = 0;
+
+	memset(u, 0, sizeof(*u));
+	for (e = 0; e < 3; e++)
+		found += embm_unc_find(root, e == 0 ? "cha" : e == 1 ? "imc" : "cxlcm", pmus,
+				       EMBM_UNC_MAX_BOXES);
+	if (!found) {
+		snprintf(u->why, sizeof(u->why),
+			 "no uncore PMU (uncore_cha_*, uncore_imc_*, uncore_cxlcm_*) in %s: VMs and QEMU have none, or the intel_uncore module is not loaded",
+			 root);
+		return -1;
+	}
+	m = embm_unc_model_cpuinfo(cpuinfo);
+	if (!m->events || m->nr_events > EMBM_UNC_MAX_EVENTS) {
+		snprintf(u->why, sizeof(u->why), "%s: %s", m->name,
+			 m->events ? "too many events" : m->absent);
+		return -1;
+	}
+	u->model = m;
+	for (e = 0; e < m->nr_events; e++) {
+		n = embm_unc_find(root, m->events[e].unit, pmus, EMBM_UNC_MAX_BOXES);
+		u->nr_boxes[e] = n;
+		for (b = 0; b < n; b++)
+			if (pmus[b].nr_cpus > u->nr_sockets)
+				u->nr_sockets = pmus[b].nr_cpus;
+	}
+	if (!u->nr_sockets) {
+		snprintf(u->why, sizeof(u->why), "the uncore PMUs in %s list no CPU", root);
+		return -1;
+	}
+	u->fds = malloc(sizeof(int) * u->nr_sockets * m->nr_events * EMBM_UNC_MAX_BOXES);
+	if (!u->fds) {
+		snprintf(u->why, sizeof(u->why), "out of memory");
+		return -1;
+	}
+	memset(u->fds, -1, sizeof(int) * u->nr_sockets * m->nr_events * EMBM_UNC_MAX_BOXES);
+	for (e = 0; e < m->nr_events; e++) {
+		n = embm_unc_find(root, m->events[e].unit, pmus, EMBM_UNC_MAX_BOXES);
+		for (b = 0; b < n; b++) {
+			for (s = 0; s < pmus[b].nr_cpus && s < u->nr_sockets; s++) {
+				*fd_at(u, s, e, b) = unc_open_event(u, &m->events[e], &pmus[b], s);
+				if (*fd_at(u, s, e, b) < 0) {
+					unc_close_fds(u);
+					return -1;
+				}
+			}
+		}
+	}
+	u->t0 = now();
+	return 0;
+}
+
+/**
+ * embm_unc_close() - read and close a session's events
+ * @u: a session embm_unc_open() opened
+ * @r: its figures
+ *
+ * Return: 0, or -1 with @u->why set (a read failed).
+ */
+int embm_unc_close(struct embm_unc_session *u, struct embm_unc_result *r)
+{
+	static struct embm_unc_count counts[EMBM_UNC_MAX_SOCKETS * EMBM_UNC_MAX_EVENTS *
+					    EMBM_UNC_MAX_BOXES];
+	int s, e, b, err = 0;
+
+	u->seconds = now() - u->t0;
+	memset(counts, 0, sizeof(counts));
+	for (s = 0; s < u->nr_sockets; s++) {
+		for (e = 0; e < u->model->nr_events; e++) {
+			for (b = 0; b < u->nr_boxes[e]; b++) {
+				int fd = *fd_at(u, s, e, b);
+				uint64_t v[3];
+
+				if (fd < 0)
+					continue;
+				if (read(fd, v, sizeof(v)) != sizeof(v)) {
+					snprintf(u->why, sizeof(u->why), "cannot read %s: %s",
+						 u->model->events[e].name, strerror(errno));
+					err = -1;
+					continue;
+				}
+				counts[(s * u->model->nr_events + e) * EMBM_UNC_MAX_BOXES + b] =
+					(struct embm_unc_count){ v[0], v[1], v[2] };
+			}
+		}
+	}
+	unc_close_fds(u);
+	if (!err)
+		embm_unc_compute(u->model, u->nr_sockets, u->nr_boxes, counts, u->seconds, r);
+	return err;
+}
+
+static void json_figure(FILE *f, const char *name, double v)
+{
+	if (v < 0)
+		fprintf(f, "\"%s\": null", name);
+	else
+		fprintf(f, "\"%s\": %.3f", name, v);
+}
+
+/**
+ * embm_unc_report() - the bandwidth part of embm-run's report
+ * @f:    where to
+ * @u:    the session; no model: unavailable, and why
+ * @r:    its figures, when it has a model
+ * @json: as JSON members ("bandwidth" and "bandwidth_unavailable", with a
+ *	  leading comma) rather than text
+ */
+void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct embm_unc_result *r,
+		     bool json)
+{
+	const char *q;
+	int s, t;
+
+	if (!u->model || *u->why) {
+		if (!json) {
+			fprintf(f, "bandwidth: unavailable: %s\n", u->why);
+			return;
+		}
+		fprintf(f, ",\n \"bandwidth\": null, \"bandwidth_unavailable\": \"");
+		for (q = u->why; *q; q++)
+			fprintf(f, *q == '"' || *q == '\\' ? "\\%c" : "%c", *q);
+		fprintf(f, "\"");
+		return;
+	}
+	if (!json) {
+		embm_unc_print(f, u->model, r);
+		return;
+	}
+	fprintf(f, ",\n \"bandwidth\": {\"model\": \"%s\", \"seconds\": %.3f, \"sockets\": [",
+		u->model->name, u->seconds);
+	for (s = 0; s < r->nr_sockets; s++) {
+		for (t = 0; t < EMBM_UNC_TIERS; t++) {
+			const struct embm_unc_tier_result *tr = &r->tier[s][t];
+
+			fprintf(f, "%s\n  {\"socket\": %d, \"tier\": \"%s\", ", s || t ? "," : "",
+				s, embm_unc_tier_name(t));
+			json_figure(f, "rd_gbps", tr->rd_gbps);
+			fprintf(f, ", ");
+			json_figure(f, "wr_gbps", tr->wr_gbps);
+			fprintf(f, ", ");
+			json_figure(f, "rd_lat_ns", tr->lat_ns);
+			fprintf(f, ", \"running\": %.3f}", tr->running);
+		}
+	}
+	fprintf(f, " ]}, \"bandwidth_unavailable\": null");
 }

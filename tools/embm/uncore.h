@@ -85,6 +85,26 @@ struct embm_unc_result {
 	struct embm_unc_tier_result tier[EMBM_UNC_MAX_SOCKETS][EMBM_UNC_TIERS];
 };
 
+#define EMBM_UNC_MAX_EVENTS	16	/* events of a model's table */
+
+/*
+ * The uncore events of a session of embm-run: opened before the command
+ * runs, read when it has exited.  @why says why there are none.
+ */
+struct embm_unc_session {
+	const struct embm_unc_model *model;
+	int nr_sockets;
+	int nr_boxes[EMBM_UNC_MAX_EVENTS];
+	int *fds;	/* [socket][event][box], -1 for none */
+	double t0, seconds;
+	char why[256];
+};
+
+int embm_unc_open(struct embm_unc_session *u, const char *root, const char *cpuinfo);
+int embm_unc_close(struct embm_unc_session *u, struct embm_unc_result *r);
+void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct embm_unc_result *r,
+		     bool json);
+
 const struct embm_unc_model *embm_unc_model(const char *vendor, int family, int model);
 const struct embm_unc_model *embm_unc_model_cpuinfo(const char *path);
 int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu *pmus, int max);

@@ -128,6 +128,44 @@ TEST(pmus_found_by_name)
 	EXPECT_EQ(0, system(cmd));
 }
 
+/*
+ * Why a session has no bandwidth: no PMU, a model without a table, or
+ * perf refusing an event (here a PMU type no driver has registered); then
+ * nothing stays open.
+ */
+TEST(open_says_why_not)
+{
+	char root[] = "/tmp/embm-evsrc-XXXXXX", spr[] = "/tmp/embm-cpuinfo-XXXXXX";
+	char amd[] = "/tmp/embm-cpuinfo-XXXXXX", cmd[600];
+	struct embm_unc_session u;
+	int fd;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	fd = mkstemp(spr);
+	ASSERT_LE(0, fd);
+	dprintf(fd, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n");
+	close(fd);
+	fd = mkstemp(amd);
+	ASSERT_LE(0, fd);
+	dprintf(fd, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n");
+	close(fd);
+
+	EXPECT_EQ(-1, embm_unc_open(&u, root, spr));
+	EXPECT_NE(NULL, strstr(u.why, "no uncore PMU"));
+	pmu(root, "uncore_cha_0", "2000000000", "0");
+	pmu(root, "uncore_imc_0", "2000000001", "0");
+	EXPECT_EQ(-1, embm_unc_open(&u, root, amd));
+	EXPECT_NE(NULL, strstr(u.why, "AMD Zen 4/5: amd_df and amd_umc"));
+	EXPECT_EQ(-1, embm_unc_open(&u, root, spr));
+	EXPECT_NE(NULL, strstr(u.why, "cannot count UNC_M_CAS_COUNT.RD on uncore_imc_0, CPU 0"))
+		TH_LOG("%s", u.why);
+	EXPECT_EQ(NULL, u.fds);
+	unlink(spr);
+	unlink(amd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	EXPECT_EQ(0, system(cmd));
+}
+
 TEST(scaling_by_time_running)
 {
 	struct embm_unc_count c = { 100, 2000, 1000 }, never = { 0, 2000, 0 };
