@@ -253,86 +253,112 @@ const char *embm_unc_tier_name(enum embm_unc_tier t)
 	return t == EMBM_UNC_DRAM ? "DRAM" : t == EMBM_UNC_CXL ? "CXL" : "-";
 }
 
+/* Per tier: sums of rates (a second), and whether each could be had. */
+struct unc_sums {
+	double rd, wr, occ, ins;
+	bool has_rd, has_wr, has_occ, has_ins;
+	bool lost_rd, lost_wr, lost_lat;	/* an event never ran */
+	bool any;
+	double least;
+};
+
+/*
+ * Add one box's count of @ev to @t (or to the clock): its rate while it
+ * ran, value / time running, which is the multiplexing scale and its own
+ * time base at once (each count runs from its own open to its own read).
+ */
+static void unc_add(const struct embm_unc_event *ev, const struct embm_unc_count *c,
+		    struct unc_sums *t, double *clk_hz, int *clk_boxes)
+{
+	double ratio = c->enabled ? (double)c->running / c->enabled : 0;
+	bool ran = c->running > 0;
+	double rate = ran ? c->value / (c->running / 1e9) : 0;
+
+	if (ev->role == EMBM_UNC_CLK) {
+		if (ran) {
+			*clk_hz += rate;
+			(*clk_boxes)++;
+		}
+		return;
+	}
+	t->any = true;
+	if (ratio < t->least)
+		t->least = ratio;
+	switch (ev->role) {
+	case EMBM_UNC_RD_LAT:
+		t->ins += rate;
+		t->has_ins = true;
+		t->lost_lat |= !ran;
+		__attribute__((fallthrough));
+	case EMBM_UNC_RD:
+		t->rd += rate * ev->bytes;
+		t->has_rd = true;
+		t->lost_rd |= !ran;
+		break;
+	case EMBM_UNC_WR:
+		t->wr += rate * ev->bytes;
+		t->has_wr = true;
+		t->lost_wr |= !ran;
+		break;
+	case EMBM_UNC_INS:
+		t->ins += rate;
+		t->has_ins = true;
+		t->lost_lat |= !ran;
+		break;
+	case EMBM_UNC_OCC:
+		t->occ += rate;
+		t->has_occ = true;
+		t->lost_lat |= !ran;
+		break;
+	default:
+		break;
+	}
+}
+
 /**
  * embm_unc_compute() - bandwidth and latency per socket and tier
  * @m:          the model whose events were counted
  * @nr_sockets: sockets counted
  * @nr_boxes:   per event of @m, the boxes (PMUs of its unit) counted
- * @counts:     [socket][event][box], EMBM_UNC_MAX_BOXES boxes an event
- * @seconds:    the time counted
+ * @counts:     [socket][event][box], EMBM_UNC_MAX_BOXES boxes an event;
+ *		times in ns, as perf gives them
  * @r:          the result: GB/s read and written, and the mean time a
  *		demand read spent in the TOR, in ns, from Little's law:
- *		summed occupancy / summed inserts, in CHA cycles, over the
- *		CHAs' mean clock rate.  -1 where the table has no event or
- *		nothing was counted.
+ *		occupancy / inserts, in CHA cycles, over the CHAs' mean clock
+ *		rate.  Each count is taken as a rate while it ran (value / time
+ *		running): scaled for multiplexing, on its own time base.  -1
+ *		where the table has no event, or one of them never ran.
  */
 void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets, int nr_boxes[],
-		      const struct embm_unc_count *counts, double seconds,
-		      struct embm_unc_result *r)
+		      const struct embm_unc_count *counts, struct embm_unc_result *r)
 {
 	int s, e, b, t;
 
 	memset(r, 0, sizeof(*r));
 	r->nr_sockets = nr_sockets;
 	for (s = 0; s < nr_sockets && s < EMBM_UNC_MAX_SOCKETS; s++) {
-		double rd[EMBM_UNC_TIERS] = { 0 }, wr[EMBM_UNC_TIERS] = { 0 };
-		double occ[EMBM_UNC_TIERS] = { 0 }, ins[EMBM_UNC_TIERS] = { 0 };
-		bool has_rd[EMBM_UNC_TIERS] = { 0 }, has_wr[EMBM_UNC_TIERS] = { 0 };
-		bool has_occ[EMBM_UNC_TIERS] = { 0 }, has_ins[EMBM_UNC_TIERS] = { 0 };
-		double clk = 0, least[EMBM_UNC_TIERS] = { 1, 1 }, ratio, v;
+		struct unc_sums sum[EMBM_UNC_TIERS] = { { .least = 1 }, { .least = 1 } };
+		double clk_hz = 0, hz;
 		int clk_boxes = 0;
 
 		for (e = 0; e < m->nr_events; e++) {
 			const struct embm_unc_event *ev = &m->events[e];
 
-			for (b = 0; b < nr_boxes[e] && b < EMBM_UNC_MAX_BOXES; b++) {
-				const struct embm_unc_count *c =
-					&counts[(s * m->nr_events + e) * EMBM_UNC_MAX_BOXES + b];
-
-				v = embm_unc_scaled(c, &ratio);
-				if (ev->role == EMBM_UNC_CLK) {
-					clk += v;
-					clk_boxes++;
-					continue;
-				}
-				t = ev->tier;
-				if (ratio < least[t])
-					least[t] = ratio;
-				switch (ev->role) {
-				case EMBM_UNC_RD_LAT:
-					ins[t] += v;
-					has_ins[t] = true;
-					__attribute__((fallthrough));
-				case EMBM_UNC_RD:
-					rd[t] += v * ev->bytes;
-					has_rd[t] = true;
-					break;
-				case EMBM_UNC_WR:
-					wr[t] += v * ev->bytes;
-					has_wr[t] = true;
-					break;
-				case EMBM_UNC_INS:
-					ins[t] += v;
-					has_ins[t] = true;
-					break;
-				case EMBM_UNC_OCC:
-					occ[t] += v;
-					has_occ[t] = true;
-					break;
-				default:
-					break;
-				}
-			}
+			for (b = 0; b < nr_boxes[e] && b < EMBM_UNC_MAX_BOXES; b++)
+				unc_add(ev, &counts[(s * m->nr_events + e) * EMBM_UNC_MAX_BOXES + b],
+					&sum[ev->tier < EMBM_UNC_TIERS ? ev->tier : 0],
+					&clk_hz, &clk_boxes);
 		}
+		hz = clk_boxes ? clk_hz / clk_boxes : 0;
 		for (t = 0; t < EMBM_UNC_TIERS; t++) {
 			struct embm_unc_tier_result *tr = &r->tier[s][t];
-			double hz = clk_boxes && seconds > 0 ? clk / clk_boxes / seconds : 0;
+			const struct unc_sums *u = &sum[t];
 
-			tr->rd_gbps = has_rd[t] && seconds > 0 ? rd[t] / seconds / 1e9 : -1;
-			tr->wr_gbps = has_wr[t] && seconds > 0 ? wr[t] / seconds / 1e9 : -1;
-			tr->lat_ns = has_occ[t] && has_ins[t] && ins[t] > 0 && hz > 0 ?
-				occ[t] / ins[t] / hz * 1e9 : -1;
-			tr->running = least[t];
+			tr->rd_gbps = u->has_rd && !u->lost_rd ? u->rd / 1e9 : -1;
+			tr->wr_gbps = u->has_wr && !u->lost_wr ? u->wr / 1e9 : -1;
+			tr->lat_ns = u->has_occ && u->has_ins && !u->lost_lat && u->ins > 0 && hz > 0 ?
+				u->occ / u->ins / hz * 1e9 : -1;
+			tr->running = u->any ? u->least : 0;
 		}
 	}
 }
@@ -437,6 +463,12 @@ int embm_unc_open(struct embm_unc_session *u, const char *root, const char *cpui
 	int e, s, b, n, found = 0;
 
 	memset(u, 0, sizeof(*u));
+	/* A model known to have no table says so, PMUs or not (AMD has no uncore_cha). */
+	m = embm_unc_model_cpuinfo(cpuinfo);
+	if (!m->events && m != &models[ARRAY_SIZE(models) - 1]) {
+		snprintf(u->why, sizeof(u->why), "%s: %s", m->name, m->absent);
+		return -1;
+	}
 	for (e = 0; e < 3; e++)
 		found += embm_unc_find(root, e == 0 ? "cha" : e == 1 ? "imc" : "cxlcm", pmus,
 				       EMBM_UNC_MAX_BOXES);
@@ -446,7 +478,6 @@ int embm_unc_open(struct embm_unc_session *u, const char *root, const char *cpui
 			 root);
 		return -1;
 	}
-	m = embm_unc_model_cpuinfo(cpuinfo);
 	if (!m->events || m->nr_events > EMBM_UNC_MAX_EVENTS) {
 		snprintf(u->why, sizeof(u->why), "%s: %s", m->name,
 			 m->events ? "too many events" : m->absent);
@@ -522,7 +553,7 @@ int embm_unc_close(struct embm_unc_session *u, struct embm_unc_result *r)
 	}
 	unc_close_fds(u);
 	if (!err)
-		embm_unc_compute(u->model, u->nr_sockets, u->nr_boxes, counts, u->seconds, r);
+		embm_unc_compute(u->model, u->nr_sockets, u->nr_boxes, counts, r);
 	return err;
 }
 

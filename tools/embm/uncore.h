@@ -110,8 +110,7 @@ const struct embm_unc_model *embm_unc_model_cpuinfo(const char *path);
 int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu *pmus, int max);
 double embm_unc_scaled(const struct embm_unc_count *c, double *ratio);
 void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets, int nr_boxes[],
-		      const struct embm_unc_count *counts, double seconds,
-		      struct embm_unc_result *r);
+		      const struct embm_unc_count *counts, struct embm_unc_result *r);
 const char *embm_unc_tier_name(enum embm_unc_tier t);
 void embm_unc_print(FILE *f, const struct embm_unc_model *m, const struct embm_unc_result *r);
 
