@@ -343,21 +343,22 @@ void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets, int nr_box
 
 		for (e = 0; e < m->nr_events; e++) {
 			const struct embm_unc_event *ev = &m->events[e];
+			const struct embm_unc_count *c =
+				&counts[(s * m->nr_events + e) * EMBM_UNC_MAX_BOXES];
+			struct unc_sums *u = &sum[ev->tier < EMBM_UNC_TIERS ? ev->tier : 0];
 
 			for (b = 0; b < nr_boxes[e] && b < EMBM_UNC_MAX_BOXES; b++)
-				unc_add(ev, &counts[(s * m->nr_events + e) * EMBM_UNC_MAX_BOXES + b],
-					&sum[ev->tier < EMBM_UNC_TIERS ? ev->tier : 0],
-					&clk_hz, &clk_boxes);
+				unc_add(ev, &c[b], u, &clk_hz, &clk_boxes);
 		}
 		hz = clk_boxes ? clk_hz / clk_boxes : 0;
 		for (t = 0; t < EMBM_UNC_TIERS; t++) {
 			struct embm_unc_tier_result *tr = &r->tier[s][t];
 			const struct unc_sums *u = &sum[t];
+			bool lat = u->has_occ && u->has_ins && !u->lost_lat && u->ins > 0;
 
 			tr->rd_gbps = u->has_rd && !u->lost_rd ? u->rd / 1e9 : -1;
 			tr->wr_gbps = u->has_wr && !u->lost_wr ? u->wr / 1e9 : -1;
-			tr->lat_ns = u->has_occ && u->has_ins && !u->lost_lat && u->ins > 0 && hz > 0 ?
-				u->occ / u->ins / hz * 1e9 : -1;
+			tr->lat_ns = lat && hz > 0 ? u->occ / u->ins / hz * 1e9 : -1;
 			tr->running = u->any ? u->least : 0;
 		}
 	}
