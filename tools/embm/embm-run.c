@@ -207,7 +207,7 @@ static struct embm_unc_result uncore_result;
 
 static void uncore_start(void)
 {
-	embm_unc_open(&uncore, EMBM_UNC_SYSFS, "/proc/cpuinfo");
+	embm_unc_open(&uncore, &embm_unc_system);
 }
 
 static void uncore_json(FILE *f, void *arg)
@@ -216,24 +216,26 @@ static void uncore_json(FILE *f, void *arg)
 	embm_unc_report(f, &uncore, &uncore_result, true);
 }
 
-/* The report; the final one also reads and reports the uncore counts. */
+/*
+ * The report, with the uncore figures: an interim one's since the last
+ * report, the final one's over the whole run (then the events are closed).
+ */
 static void report(FILE *out, const char *what, bool json, unsigned int top, bool final)
 {
 	struct embm_report r;
 
-	if (final && uncore.model && !*uncore.why && uncore.fds)
-		embm_unc_close(&uncore, &uncore_result);
+	embm_unc_read(&uncore, &uncore_result, !final);
+	if (final)
+		embm_unc_close(&uncore);
 	if (embm_report_read(&r, proc_dir)) {
 		fprintf(stderr, "embm-run: cannot read %s: %m\n", proc_dir);
 		return;
 	}
 	if (json) {
-		embm_report_json(out, &r, "embm-run", what, top, final ? uncore_json : NULL,
-				 NULL);
+		embm_report_json(out, &r, "embm-run", what, top, uncore_json, NULL);
 	} else {
 		embm_report_print(out, &r, what, top);
-		if (final)
-			embm_unc_report(out, &uncore, &uncore_result, false);
+		embm_unc_report(out, &uncore, &uncore_result, false);
 	}
 	embm_report_free(&r);
 	fflush(out);

@@ -14,6 +14,7 @@
 
 #include "opts.h"
 #include "report.h"
+#include "uncore.h"
 
 static sig_atomic_t stop;	/* __atomic_*_n(): set by on_signal() */
 
@@ -37,7 +38,9 @@ static const struct embm_tool tool = {
 	.usage =
 		"usage: embm-stat [options]\n"
 		"\n"
-		"Shows the embm session: live while it runs, its results after it ended.\n",
+		"Shows the embm session: live while it runs, its results after it ended.\n"
+		"Refreshed, it also shows the uncore bandwidth and latency per socket and\n"
+		"tier over each interval (or why they are unavailable).\n",
 	.opts = stat_opts,
 	.shared = EMBM_OPT(INTERVAL) | EMBM_OPT(TOP) | EMBM_OPT(JSON) | EMBM_OPT(OUTPUT) |
 		  EMBM_OPT(DIR),
@@ -62,6 +65,16 @@ static int stat_opt(int opt, const char *arg, void *data)
 		return 0;
 	}
 	return -1;
+}
+
+/* The uncore figures of a refreshed view: over each interval. */
+static struct embm_unc_session uncore;
+static struct embm_unc_result uncore_result;
+
+static void uncore_json(FILE *f, void *arg)
+{
+	(void)arg;
+	embm_unc_report(f, &uncore, &uncore_result, true);
 }
 
 static void on_signal(int sig)
@@ -98,6 +111,8 @@ int main(int argc, char **argv)
 		once = true;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (!once)
+		embm_unc_open(&uncore, &embm_unc_system);
 
 	for (long n = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); n++) {
 		if (embm_report_read(&r, dir)) {
@@ -107,10 +122,17 @@ int main(int argc, char **argv)
 		}
 		if (!json && tty && !once && out == stdout)
 			printf("\033[H\033[2J");
+		/* The first refresh has no interval behind it yet. */
+		embm_unc_read(&uncore, &uncore_result, true);
 		if (json)
-			embm_report_json(out, &r, "embm-stat", NULL, o.top, NULL, NULL);
+			embm_report_json(out, &r, "embm-stat", NULL, o.top,
+					 once || !n ? NULL : uncore_json, NULL);
 		else
 			embm_report_print(out, &r, NULL, o.top);
+		if (!json && !once && n)
+			embm_unc_report(out, &uncore, &uncore_result, false);
+		else if (!json && !once)
+			fprintf(out, "bandwidth: from the next refresh on\n");
 		embm_report_free(&r);
 		fflush(out);
 		if (once || (count >= 0 && n + 1 >= count))
@@ -119,6 +141,7 @@ int main(int argc, char **argv)
 				       (long)((o.interval - (time_t)o.interval) * 1e9) };
 		nanosleep(&ts, NULL);
 	}
+	embm_unc_close(&uncore);
 	if (out != stdout)
 		fclose(out);
 	return 0;

@@ -245,7 +245,13 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		fprintf(f, "\nhot pages: for root only (physical addresses)\n");
 }
 
-static void json_str(FILE *f, const char *s)
+/**
+ * embm_json_str() - a string as JSON: quoted, with its quotes, backslashes
+ * and control characters escaped
+ * @f: where to
+ * @s: the string
+ */
+void embm_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -279,19 +285,19 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 	int i, c;
 
 	fprintf(f, "{\"version\": %d, \"tool\": ", EMBM_PROC_VERSION);
-	json_str(f, tool);
+	embm_json_str(f, tool);
 	if (what) {
 		fprintf(f, ", \"command\": ");
-		json_str(f, what);
+		embm_json_str(f, what);
 	}
 	fprintf(f, ", \"state\": ");
-	json_str(f, r->state);
+	embm_json_str(f, r->state);
 	fprintf(f, ", \"target\": %d, \"node\": %d, \"source\": ", r->target, r->node);
-	json_str(f, r->source);
+	embm_json_str(f, r->source);
 	fprintf(f, ", \"source_reason\": ");
-	json_str(f, r->reason);
+	embm_json_str(f, r->reason);
 	fprintf(f, ", \"source_semantics\": ");
-	json_str(f, r->semantics);
+	embm_json_str(f, r->semantics);
 	fprintf(f, ", \"cache_served\": %llu, \"kinds_multiplexed\": %llu",
 		r->cache_served, r->kinds_multiplexed);
 	fprintf(f, ",\n \"period\": %llu, \"store_period\": %llu, \"elapsed_ms\": %llu, ",
@@ -312,7 +318,7 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		fprintf(f, "\"pages\": %llu, \"cache\": %llu, \"memory\": %llu, ",
 			n->pages, n->cache, n->mem);
 		fprintf(f, "\"cxl_samples\": %llu, \"windows\": ", n->cxl);
-		json_str(f, n->windows);
+		embm_json_str(f, n->windows);
 		fprintf(f, ", \"study\": %s}%s\n", n->study ? "true" : "false",
 			i + 1 < r->nr_nodes ? "," : "");
 	}
@@ -324,7 +330,7 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		const struct embm_cxl_window *w = &r->win[i];
 
 		fprintf(f, "  {\"window\": ");
-		json_str(f, w->name);
+		embm_json_str(f, w->name);
 		fprintf(f, ", \"start\": %llu, \"end\": %llu, \"node\": %d, ",
 			w->start, w->end, w->node);
 		fprintf(f, "\"samples\": %llu, \"device_samples\": %llu}%s\n",

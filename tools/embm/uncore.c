@@ -13,83 +13,142 @@
 #include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "uncore.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/* Shorthands for the tables: an event counted alone, one of a latency's group. */
+#define ONE(unit, name, config, tier, role, bytes) \
+	{ unit, name, config, EMBM_UNC_##tier, EMBM_UNC_##role, bytes, 0 }
+#define GRP(group, name, config, tier, role, bytes) \
+	{ "cha", name, config, EMBM_UNC_##tier, EMBM_UNC_##role, bytes, group }
+
 /*
- * Sapphire Rapids and Emerald Rapids.  DRAM bandwidth: IMC CAS counts
- * (uncore_snbep.c spr cas_count_read/write aliases).  CXL reads: the
- * CHAs' TOR inserts of LLC misses to CXL memory, the four pcm-memory sums
- * (pcm-memory.cpp:1269-1282), 64 bytes each.  CXL writes: the CXLCM
- * packing-buffer inserts of memory data, 0.5 x 64 bytes each (PCM's
- * CXLBWWrScalingFactor, cpucounters.cpp:11012-11021).  Latency: TOR
- * occupancy / inserts of demand reads to DDR and to CXL (perfmon
- * uncore-cache; the _CXL_ACC ones are experimental there), over the CHA
- * clock.  TOR occupancy counts on counter 0 only: the two occupancy
- * events share it, and perf multiplexes them.
+ * A latency: TOR occupancy, inserts and CHA clock of one kind of demand
+ * read, one perf group a CHA.  Occupancy (event 0x36) counts on counter 0
+ * only (perfmon "Counter": "0"; skx_uncore_chabox_constraints in
+ * uncore_snbep.c), so a group has one and perf multiplexes the groups.
+ * DDR: demand reads of the socket's cores to its own DRAM and to other
+ * sockets' (perfmon *_uncore.json, not experimental).
+ */
+#define DDR_LATENCY \
+	GRP(1, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000136ULL, DRAM, OCC, 0), \
+	GRP(1, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000135ULL, DRAM, INS, 0), \
+	GRP(1, "UNC_CHA_CLOCKTICKS", 0x01, DRAM, CLK, 0), \
+	GRP(2, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000136ULL, RDRAM, OCC, 0), \
+	GRP(2, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000135ULL, RDRAM, INS, 0), \
+	GRP(2, "UNC_CHA_CLOCKTICKS", 0x01, RDRAM, CLK, 0)
+
+/*
+ * Sapphire Rapids.  DRAM bandwidth: IMC CAS counts, 64 bytes each
+ * (uncore_snbep.c spr cas_count_read/write aliases), where the memory is.
+ * CXL reads: the CHAs' TOR inserts of the socket's cores' LLC misses to
+ * CXL memory, the eight that pcm-memory sums (pcm-memory.cpp:1269-1283),
+ * 64 bytes each, where the requests come from.  CXL writes: the CXLCM
+ * packing-buffer inserts of memory data, 32 bytes each (PCM's
+ * CXLBWWrScalingFactor 0.5 x 64, pcm-memory.cpp:593, cpucounters.cpp:11017),
+ * at the socket's CXL ports.  Latency: DDR_LATENCY and the demand reads to
+ * CXL.  The CXL events are in perfmon's experimental file.
  */
 static const struct embm_unc_event spr_events[] = {
-	{ "imc", "UNC_M_CAS_COUNT.RD", 0xcf05, EMBM_UNC_DRAM, EMBM_UNC_RD, 64 },
-	{ "imc", "UNC_M_CAS_COUNT.WR", 0xf005, EMBM_UNC_DRAM, EMBM_UNC_WR, 64 },
-	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135ULL,
-	  EMBM_UNC_CXL, EMBM_UNC_RD_LAT, 64 },
-	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 0x10c8078200000135ULL,
-	  EMBM_UNC_CXL, EMBM_UNC_RD, 64 },
-	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_CRDMORPH_CXL_ACC", 0x10c80b8200000135ULL,
-	  EMBM_UNC_CXL, EMBM_UNC_RD, 64 },
-	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 0x10c8878200000135ULL,
-	  EMBM_UNC_CXL, EMBM_UNC_RD, 64 },
-	{ "cha", "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136ULL,
-	  EMBM_UNC_CXL, EMBM_UNC_OCC, 0 },
-	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_DDR", 0x00c8178600000135ULL,
-	  EMBM_UNC_DRAM, EMBM_UNC_INS, 0 },
-	{ "cha", "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_DDR", 0x00c8178600000136ULL,
-	  EMBM_UNC_DRAM, EMBM_UNC_OCC, 0 },
-	{ "cha", "UNC_CHA_CLOCKTICKS", 0x01, EMBM_UNC_TIERS, EMBM_UNC_CLK, 0 },
-	{ "cxlcm", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 0x1002, EMBM_UNC_CXL,
-	  EMBM_UNC_WR, 32 },
+	ONE("imc", "UNC_M_CAS_COUNT.RD", 0xcf05, DRAM, RD, 64),
+	ONE("imc", "UNC_M_CAS_COUNT.WR", 0xf005, DRAM, WR, 64),
+	DDR_LATENCY,
+	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136ULL, CXL, OCC, 0),
+	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135ULL, CXL, RD_INS, 64),
+	GRP(3, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 0x10c8078200000135ULL, CXL, RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_CRDMORPH_CXL_ACC", 0x10c80b8200000135ULL, CXL, RD,
+	    64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 0x10c8878200000135ULL, CXL, RD,
+	    64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_ACC", 0x10ccc78200000135ULL, CXL, RD,
+	    64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_ACC", 0x10c8978200000135ULL, CXL, RD,
+	    64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_ACC", 0x10ccd78200000135ULL, CXL,
+	    RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFCODE_CXL_ACC", 0x10cccf8200000135ULL, CXL,
+	    RD, 64),
+	ONE("cxlcm", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 0x1002, CXL, WR, 32),
+};
+
+/*
+ * Emerald Rapids.  As Sapphire Rapids but for CXL reads: pcm-memory counts
+ * the CHA TOR inserts to the socket's own CXL expanders, from its cores
+ * (IA_MISS_*, umask 0x01) and from other sockets (RRQ_MISS_*, umask 0x40),
+ * the eleven *_CXL_EXP_LOCAL events of pcm-memory.cpp:1285-1304, 64 bytes
+ * each: where the memory is, as the IMC counts.  Latency: demand reads of
+ * the socket's cores to its own expanders.  All in perfmon's experimental
+ * file (EMR/events/emeraldrapids_uncore_experimental.json).
+ */
+static const struct embm_unc_event emr_events[] = {
+	ONE("imc", "UNC_M_CAS_COUNT.RD", 0xcf05, DRAM, RD, 64),
+	ONE("imc", "UNC_M_CAS_COUNT.WR", 0xf005, DRAM, WR, 64),
+	DDR_LATENCY,
+	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_EXP_LOCAL", 0x20c8168200000136ULL, CXL, OCC,
+	    0),
+	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_EXP_LOCAL", 0x20c8168200000135ULL, CXL, RD_INS,
+	    64),
+	GRP(3, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_EXP_LOCAL", 0x20c8068200000135ULL, CXL, RD,
+	    64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_EXP_LOCAL", 0x20c8868200000135ULL,
+	    CXL, RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_EXP_LOCAL", 0x20ccc68200000135ULL, CXL,
+	    RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_EXP_LOCAL", 0x20c8968200000135ULL, CXL,
+	    RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_EXP_LOCAL", 0x20ccd68200000135ULL,
+	    CXL, RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_INVXTOM_CXL_EXP_LOCAL", 0x20e87e8200004035ULL, CXL,
+	    RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCUR_CXL_EXP_LOCAL", 0x20e8068200004035ULL, CXL,
+	    RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCODE_CXL_EXP_LOCAL", 0x20e80e8200004035ULL, CXL,
+	    RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDDATA_CXL_EXP_LOCAL", 0x20e8168200004035ULL, CXL,
+	    RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDINVOWN_OPT_CXL_EXP_LOCAL", 0x20e8268200004035ULL,
+	    CXL, RD, 64),
+	ONE("cxlcm", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 0x1002, CXL, WR, 32),
 };
 
 /*
  * Granite Rapids.  DRAM: the IMC's two schedulers, each with its CAS
  * counts (uncore_snbep.c gnr cas_count_*_sch0/1).  CXL reads: the CXLCM
- * packing-buffer inserts of received memory data (pcm-memory.cpp:1146-1151),
- * 64 bytes each.  CXL writes: the CXLDP's M2S data inserts
- * (cpucounters.cpp:11025-11031), taken as 64 bytes each (PCM's factor for
- * them not checked).  Latency as on SPR (the _CXL_ACC events are not
- * experimental on GNR).
+ * packing-buffer inserts of received memory data (pcm-memory.cpp:1148,
+ * cpucounters.cpp:11016), 64 bytes each.  CXL writes: the CXLDP's M2S
+ * data inserts (pcm-memory.cpp:1149, cpucounters.cpp:11029), 64 bytes
+ * each.  Both at the socket's CXL ports.  Latency as on Sapphire Rapids
+ * (the _CXL_ACC events are not experimental on GNR).
  */
 static const struct embm_unc_event gnr_events[] = {
-	{ "imc", "UNC_M_CAS_COUNT_SCH0.RD", 0xcf05, EMBM_UNC_DRAM, EMBM_UNC_RD, 64 },
-	{ "imc", "UNC_M_CAS_COUNT_SCH1.RD", 0xcf06, EMBM_UNC_DRAM, EMBM_UNC_RD, 64 },
-	{ "imc", "UNC_M_CAS_COUNT_SCH0.WR", 0xf005, EMBM_UNC_DRAM, EMBM_UNC_WR, 64 },
-	{ "imc", "UNC_M_CAS_COUNT_SCH1.WR", 0xf006, EMBM_UNC_DRAM, EMBM_UNC_WR, 64 },
-	{ "cxlcm", "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA", 0x1041, EMBM_UNC_CXL,
-	  EMBM_UNC_RD, 64 },
-	{ "cxldp", "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 0x2002, EMBM_UNC_CXL,
-	  EMBM_UNC_WR, 64 },
-	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135ULL,
-	  EMBM_UNC_CXL, EMBM_UNC_INS, 0 },
-	{ "cha", "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136ULL,
-	  EMBM_UNC_CXL, EMBM_UNC_OCC, 0 },
-	{ "cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_DDR", 0x00c8178600000135ULL,
-	  EMBM_UNC_DRAM, EMBM_UNC_INS, 0 },
-	{ "cha", "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_DDR", 0x00c8178600000136ULL,
-	  EMBM_UNC_DRAM, EMBM_UNC_OCC, 0 },
-	{ "cha", "UNC_CHA_CLOCKTICKS", 0x01, EMBM_UNC_TIERS, EMBM_UNC_CLK, 0 },
+	ONE("imc", "UNC_M_CAS_COUNT_SCH0.RD", 0xcf05, DRAM, RD, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH1.RD", 0xcf06, DRAM, RD, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH0.WR", 0xf005, DRAM, WR, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH1.WR", 0xf006, DRAM, WR, 64),
+	DDR_LATENCY,
+	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136ULL, CXL, OCC, 0),
+	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135ULL, CXL, INS, 0),
+	GRP(3, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
+	ONE("cxlcm", "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA", 0x1041, CXL, RD, 64),
+	ONE("cxldp", "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 0x2002, CXL, WR, 64),
 };
 
 static const struct embm_unc_model models[] = {
 	{ "Sapphire Rapids", spr_events, ARRAY_SIZE(spr_events), NULL },
-	{ "Emerald Rapids", spr_events, ARRAY_SIZE(spr_events), NULL },
+	{ "Emerald Rapids", emr_events, ARRAY_SIZE(emr_events), NULL },
 	{ "Granite Rapids", gnr_events, ARRAY_SIZE(gnr_events), NULL },
 	{ "AMD Zen 4/5", NULL, 0,
 	  "amd_df and amd_umc PMUs exist; no per-tier events are checked for them" },
@@ -193,24 +252,25 @@ static int cmp_pmu(const void *a, const void *b)
  * embm_unc_find() - the PMUs of one unit type, by the names the kernel gives
  * @root: the event-source directory (EMBM_UNC_SYSFS, or a test's tree)
  * @unit: "cha", "imc", "cxlcm": PMUs named uncore_<unit> or uncore_<unit>_<N>
- * @pmus: filled with each one's type and the CPUs of its cpumask, one per
- *	  socket (die), in order
- * @max:  room in @pmus
+ * @pmus: set to an array, to be freed, of each one's type and the CPUs of
+ *	  its cpumask (one a die that has the unit), in box order
  *
- * Return: how many were found (0: none, e.g. in a VM), in box order.
+ * Return: how many were found (0: none, e.g. in a VM; @pmus is NULL then).
  */
-int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu *pmus, int max)
+int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu **pmus)
 {
-	char prefix[32], dir[512], buf[256];
+	char prefix[32], dir[512], buf[1024];
+	struct embm_unc_pmu *p = NULL, *q;
 	size_t plen;
 	struct dirent *d;
 	DIR *dp = opendir(root);
 	int n = 0;
 
+	*pmus = NULL;
 	if (!dp)
 		return 0;
 	plen = snprintf(prefix, sizeof(prefix), "uncore_%s", unit);
-	while (n < max && (d = readdir(dp))) {
+	while ((d = readdir(dp))) {
 		const char *rest = d->d_name + plen;
 
 		if (strncmp(d->d_name, prefix, plen) ||
@@ -220,98 +280,122 @@ int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu *pmus,
 		snprintf(dir, sizeof(dir), "%s/%s", root, d->d_name);
 		if (read_line(dir, "type", buf, sizeof(buf)))
 			continue;
-		snprintf(pmus[n].name, sizeof(pmus[n].name), "%s", d->d_name);
-		pmus[n].type = atoi(buf);
-		pmus[n].nr_cpus = read_line(dir, "cpumask", buf, sizeof(buf)) ? 0 :
-			parse_cpulist(buf, pmus[n].cpus, EMBM_UNC_MAX_SOCKETS);
+		q = realloc(p, (n + 1) * sizeof(*p));
+		if (!q)
+			break;
+		p = q;
+		snprintf(p[n].name, sizeof(p[n].name), "%s", d->d_name);
+		p[n].type = atoi(buf);
+		p[n].nr_cpus = read_line(dir, "cpumask", buf, sizeof(buf)) ? 0 :
+			parse_cpulist(buf, p[n].cpus, EMBM_UNC_MAX_DIES);
 		n++;
 	}
 	closedir(dp);
-	qsort(pmus, n, sizeof(*pmus), cmp_pmu);
+	/* All of them, then in box order: readdir's order is none. */
+	if (n)
+		qsort(p, n, sizeof(*p), cmp_pmu);
+	*pmus = p;
 	return n;
 }
 
 /**
- * embm_unc_scaled() - a count scaled to its whole time enabled
- * @c:     the count and its times
- * @ratio: if not NULL, set to time running / time enabled (1: never
- *	   multiplexed; 0: never ran)
+ * embm_unc_socket_of() - the socket (package) of a CPU
+ * @cpus: EMBM_UNC_CPUS, or a test's tree
+ * @cpu:  the CPU
  *
- * Return: value x enabled / running, or 0 if it never ran.
+ * A PMU's cpumask has a CPU for each die that has the unit (per PMU
+ * since Linux 6.11), so its k-th CPU is not socket k: each is put in its
+ * package by its topology.
+ *
+ * Return: the CPU's physical_package_id, or -1 if unknown.
  */
-double embm_unc_scaled(const struct embm_unc_count *c, double *ratio)
+int embm_unc_socket_of(const char *cpus, int cpu)
 {
-	double r = c->enabled ? (double)c->running / c->enabled : 0;
+	char name[64], buf[32];
 
-	if (ratio)
-		*ratio = r;
-	return r > 0 ? c->value / r : 0;
+	snprintf(name, sizeof(name), "cpu%d/topology/physical_package_id", cpu);
+	if (read_line(cpus, name, buf, sizeof(buf)))
+		return -1;
+	return atoi(buf);
 }
 
 const char *embm_unc_tier_name(enum embm_unc_tier t)
 {
-	return t == EMBM_UNC_DRAM ? "DRAM" : t == EMBM_UNC_CXL ? "CXL" : "-";
+	return t == EMBM_UNC_DRAM ? "DRAM" : t == EMBM_UNC_CXL ? "CXL" : "rDRAM";
 }
 
-/* Per tier: sums of rates (a second), and whether each could be had. */
+/* Per socket and tier: sums of rates, and whether each could be had. */
 struct unc_sums {
-	double rd, wr, occ, ins;
-	bool has_rd, has_wr, has_occ, has_ins;
-	bool lost_rd, lost_wr, lost_lat;	/* an event never ran */
+	double rd, wr;		/* bytes a second */
+	double in_tor, ins_ns;	/* sum of mean requests in the TOR; of inserts a ns */
+	bool has_rd, has_wr, has_lat;
+	bool lost_rd, lost_wr;	/* a box's event never ran */
 	bool any;
 	double least;
 };
 
 /*
- * Add one box's count of @ev to @t (or to the clock): its rate while it
- * ran, value / time running, which is the multiplexing scale and its own
- * time base at once (each count runs from its own open to its own read).
+ * Add one group's counts to @sums[socket][tier]: each count as its rate
+ * while it ran (value / time running), which is the multiplexing scale and
+ * its own time base at once.  A group of occupancy, inserts and clock
+ * adds its box's Little's-law terms: the mean number of requests in the
+ * TOR (occupancy / clock) and the inserts a ns.
  */
-static void unc_add(const struct embm_unc_event *ev, const struct embm_unc_count *c,
-		    struct unc_sums *t, double *clk_hz, int *clk_boxes)
+static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count *c,
+		    struct unc_sums *sums)
 {
 	double ratio = c->enabled ? (double)c->running / c->enabled : 0;
 	bool ran = c->running > 0;
-	double rate = ran ? c->value / (c->running / 1e9) : 0;
+	double occ = 0, ins = 0, clk = 0;
+	struct unc_sums *lat = NULL;
+	bool has_occ = false, has_ins = false, has_clk = false;
+	int k;
 
-	if (ev->role == EMBM_UNC_CLK) {
-		if (ran) {
-			*clk_hz += rate;
-			(*clk_boxes)++;
+	for (k = 0; k < c->nr && c->event + k < m->nr_events; k++) {
+		const struct embm_unc_event *ev = &m->events[c->event + k];
+		struct unc_sums *t = &sums[ev->tier];
+		double rate = ran ? c->value[k] / (c->running / 1e9) : 0;
+
+		t->any = true;
+		if (ratio < t->least)
+			t->least = ratio;
+		switch (ev->role) {
+		case EMBM_UNC_RD_INS:
+			ins = c->value[k];
+			has_ins = true;
+			__attribute__((fallthrough));
+		case EMBM_UNC_RD:
+			t->rd += rate * ev->bytes;
+			t->has_rd = true;
+			t->lost_rd |= !ran;
+			break;
+		case EMBM_UNC_WR:
+			t->wr += rate * ev->bytes;
+			t->has_wr = true;
+			t->lost_wr |= !ran;
+			break;
+		case EMBM_UNC_INS:
+			ins = c->value[k];
+			has_ins = true;
+			break;
+		case EMBM_UNC_OCC:
+			occ = c->value[k];
+			has_occ = true;
+			lat = t;
+			break;
+		case EMBM_UNC_CLK:
+			clk = c->value[k];
+			has_clk = true;
+			break;
 		}
-		return;
 	}
-	t->any = true;
-	if (ratio < t->least)
-		t->least = ratio;
-	switch (ev->role) {
-	case EMBM_UNC_RD_LAT:
-		t->ins += rate;
-		t->has_ins = true;
-		t->lost_lat |= !ran;
-		__attribute__((fallthrough));
-	case EMBM_UNC_RD:
-		t->rd += rate * ev->bytes;
-		t->has_rd = true;
-		t->lost_rd |= !ran;
-		break;
-	case EMBM_UNC_WR:
-		t->wr += rate * ev->bytes;
-		t->has_wr = true;
-		t->lost_wr |= !ran;
-		break;
-	case EMBM_UNC_INS:
-		t->ins += rate;
-		t->has_ins = true;
-		t->lost_lat |= !ran;
-		break;
-	case EMBM_UNC_OCC:
-		t->occ += rate;
-		t->has_occ = true;
-		t->lost_lat |= !ran;
-		break;
-	default:
-		break;
+	if (!lat || !has_ins || !has_clk || !has_occ)
+		return;
+	lat->has_lat = true;
+	/* The boxes that ran stand for all: the TOR is hashed over the CHAs. */
+	if (ran && clk > 0) {
+		lat->in_tor += occ / clk;
+		lat->ins_ns += ins / c->running;
 	}
 }
 
@@ -319,46 +403,42 @@ static void unc_add(const struct embm_unc_event *ev, const struct embm_unc_count
  * embm_unc_compute() - bandwidth and latency per socket and tier
  * @m:          the model whose events were counted
  * @nr_sockets: sockets counted
- * @nr_boxes:   per event of @m, the boxes (PMUs of its unit) counted
- * @counts:     [socket][event][box], EMBM_UNC_MAX_BOXES boxes an event;
- *		times in ns, as perf gives them
+ * @counts:     the groups' counts (or what they grew by), times in ns
+ * @nr:         how many
  * @r:          the result: GB/s read and written, and the mean time a
- *		demand read spent in the TOR, in ns, from Little's law:
- *		occupancy / inserts, in CHA cycles, over the CHAs' mean clock
- *		rate.  Each count is taken as a rate while it ran (value / time
- *		running): scaled for multiplexing, on its own time base.  -1
- *		where the table has no event, or one of them never ran.
+ *		demand read spent in the TOR, in ns, from Little's law over
+ *		the socket's CHAs: the sum of their mean occupancies (requests)
+ *		over the sum of their insert rates (requests a ns), each CHA's
+ *		terms from one group.  -1 where the table has no event, a
+ *		bandwidth event of a box never ran, or no latency group ran
+ *		or saw an insert.
  */
-void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets, int nr_boxes[],
-		      const struct embm_unc_count *counts, struct embm_unc_result *r)
+void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets,
+		      const struct embm_unc_count *counts, int nr, struct embm_unc_result *r)
 {
-	int s, e, b, t;
+	static struct unc_sums sums[EMBM_UNC_MAX_SOCKETS][EMBM_UNC_TIERS];
+	int s, t, i;
 
 	memset(r, 0, sizeof(*r));
+	if (nr_sockets > EMBM_UNC_MAX_SOCKETS)
+		nr_sockets = EMBM_UNC_MAX_SOCKETS;
 	r->nr_sockets = nr_sockets;
-	for (s = 0; s < nr_sockets && s < EMBM_UNC_MAX_SOCKETS; s++) {
-		struct unc_sums sum[EMBM_UNC_TIERS] = { { .least = 1 }, { .least = 1 } };
-		double clk_hz = 0, hz;
-		int clk_boxes = 0;
-
-		for (e = 0; e < m->nr_events; e++) {
-			const struct embm_unc_event *ev = &m->events[e];
-			const struct embm_unc_count *c =
-				&counts[(s * m->nr_events + e) * EMBM_UNC_MAX_BOXES];
-			struct unc_sums *u = &sum[ev->tier < EMBM_UNC_TIERS ? ev->tier : 0];
-
-			for (b = 0; b < nr_boxes[e] && b < EMBM_UNC_MAX_BOXES; b++)
-				unc_add(ev, &c[b], u, &clk_hz, &clk_boxes);
-		}
-		hz = clk_boxes ? clk_hz / clk_boxes : 0;
+	memset(sums, 0, sizeof(sums));
+	for (s = 0; s < nr_sockets; s++)
+		for (t = 0; t < EMBM_UNC_TIERS; t++)
+			sums[s][t].least = 1;
+	for (i = 0; i < nr; i++)
+		if (counts[i].socket >= 0 && counts[i].socket < nr_sockets)
+			unc_add(m, &counts[i], sums[counts[i].socket]);
+	for (s = 0; s < nr_sockets; s++) {
+		r->socket_id[s] = s;
 		for (t = 0; t < EMBM_UNC_TIERS; t++) {
 			struct embm_unc_tier_result *tr = &r->tier[s][t];
-			const struct unc_sums *u = &sum[t];
-			bool lat = u->has_occ && u->has_ins && !u->lost_lat && u->ins > 0;
+			const struct unc_sums *u = &sums[s][t];
 
 			tr->rd_gbps = u->has_rd && !u->lost_rd ? u->rd / 1e9 : -1;
 			tr->wr_gbps = u->has_wr && !u->lost_wr ? u->wr / 1e9 : -1;
-			tr->lat_ns = lat && hz > 0 ? u->occ / u->ins / hz * 1e9 : -1;
+			tr->lat_ns = u->has_lat && u->ins_ns > 0 ? u->in_tor / u->ins_ns : -1;
 			tr->running = u->any ? u->least : 0;
 		}
 	}
@@ -376,24 +456,33 @@ static void print_figure(FILE *f, double v, const char *fmt)
  * embm_unc_print() - the bandwidth section of a report
  * @f: where to
  * @m: the model counted
- * @r: its figures; "-" for one unavailable, and the share of the time
- *     the tier's events ran when perf multiplexed them
+ * @r: its figures; "-" for one unavailable, and the least share of the
+ *     time a tier's events ran when perf multiplexed them.  rmt_lat_ns is
+ *     the latency of the socket's reads from other sockets' DRAM, whose
+ *     bandwidth is in the DRAM rows of those sockets.
  */
 void embm_unc_print(FILE *f, const struct embm_unc_model *m, const struct embm_unc_result *r)
 {
 	int s, t;
 
 	fprintf(f, "bandwidth (uncore, %s):\n", m->name);
-	fprintf(f, "  %6s %5s %9s %9s %9s %8s\n", "socket", "tier", "rd_GB/s", "wr_GB/s",
-		"rd_lat_ns", "running");
+	fprintf(f, "  %6s %5s %9s %9s %9s %10s %8s\n", "socket", "tier", "rd_GB/s", "wr_GB/s",
+		"rd_lat_ns", "rmt_lat_ns", "running");
 	for (s = 0; s < r->nr_sockets; s++) {
-		for (t = 0; t < EMBM_UNC_TIERS; t++) {
+		for (t = 0; t < EMBM_UNC_RDRAM; t++) {
 			const struct embm_unc_tier_result *tr = &r->tier[s][t];
 
-			fprintf(f, "  %6d %5s", s, embm_unc_tier_name(t));
+			fprintf(f, "  %6d %5s", r->socket_id[s], embm_unc_tier_name(t));
 			print_figure(f, tr->rd_gbps, " %9.2f");
 			print_figure(f, tr->wr_gbps, " %9.2f");
 			print_figure(f, tr->lat_ns, " %9.1f");
+			fprintf(f, t == EMBM_UNC_DRAM ? "" : " %10s", "-");
+			if (t == EMBM_UNC_DRAM) {
+				if (r->tier[s][EMBM_UNC_RDRAM].lat_ns < 0)
+					fprintf(f, " %10s", "-");
+				else
+					fprintf(f, " %10.1f", r->tier[s][EMBM_UNC_RDRAM].lat_ns);
+			}
 			fprintf(f, " %7.0f%%\n", tr->running * 100);
 		}
 	}
@@ -407,76 +496,191 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int *fd_at(const struct embm_unc_session *u, int s, int e, int b)
+/**
+ * embm_unc_close() - close a session's events
+ * @u: a session embm_unc_open() filled in; keeps its model and reasons
+ */
+void embm_unc_close(struct embm_unc_session *u)
 {
-	return &u->fds[(s * u->model->nr_events + e) * EMBM_UNC_MAX_BOXES + b];
+	int i, k;
+
+	for (i = 0; i < u->nr; i++)
+		for (k = 0; k < EMBM_UNC_GROUP_MAX; k++)
+			if (u->c[i].fd[k] >= 0)
+				close(u->c[i].fd[k]);
+	free(u->c);
+	u->c = NULL;
+	u->nr = 0;
 }
 
-/* Close every event opened; the session keeps @why. */
-static void unc_close_fds(struct embm_unc_session *u)
+/* Keep the first reason some figures are unavailable: it says what kind. */
+static void __attribute__((format(printf, 2, 3)))
+note(struct embm_unc_session *u, const char *fmt, ...)
 {
-	int i, n;
+	va_list ap;
 
-	if (!u->fds)
+	if (*u->note)
 		return;
-	n = u->nr_sockets * u->model->nr_events * EMBM_UNC_MAX_BOXES;
-	for (i = 0; i < n; i++)
-		if (u->fds[i] >= 0)
-			close(u->fds[i]);
-	free(u->fds);
-	u->fds = NULL;
+	va_start(ap, fmt);
+	vsnprintf(u->note, sizeof(u->note), fmt, ap);
+	va_end(ap);
 }
 
-/* A counting event on @pmu's CPU of socket @s; -1 with @u->why set. */
-static int unc_open_event(struct embm_unc_session *u, const struct embm_unc_event *ev,
-			  const struct embm_unc_pmu *pmu, int s)
+/*
+ * Open one group of @ev (its @nr events) on @pmu's @cpu, for socket @s.
+ * A group perf refuses is kept closed: its figures are unavailable, the
+ * note says why, and the others stand.
+ */
+static void unc_open_group(struct embm_unc_session *u, int e, int nr,
+			   const struct embm_unc_pmu *pmu, int cpu, int s)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = pmu->type,
-		.config = ev->config,
-		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
-	};
-	int fd = syscall(SYS_perf_event_open, &attr, -1, pmu->cpus[s], -1, PERF_FLAG_FD_CLOEXEC);
+	const struct embm_unc_event *ev = &u->model->events[e];
+	struct embm_unc_counter *c = &u->c[u->nr++];
+	int k;
 
-	if (fd < 0)
-		snprintf(u->why, sizeof(u->why), "cannot count %.64s on %.64s, CPU %d: %s",
-			 ev->name, pmu->name, pmu->cpus[s], strerror(errno));
-	return fd;
+	memset(c, 0, sizeof(*c));
+	c->last = (struct embm_unc_count){ .event = e, .nr = nr, .socket = s };
+	c->cpu = cpu;
+	for (k = 0; k < EMBM_UNC_GROUP_MAX; k++)
+		c->fd[k] = -1;
+	for (k = 0; k < nr; k++) {
+		struct perf_event_attr attr = {
+			.size = sizeof(attr),
+			.type = pmu->type,
+			.config = ev[k].config,
+			.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+				       PERF_FORMAT_TOTAL_TIME_RUNNING,
+		};
+
+		c->fd[k] = syscall(SYS_perf_event_open, &attr, -1, cpu, k ? c->fd[0] : -1,
+				   PERF_FLAG_FD_CLOEXEC);
+		if (c->fd[k] < 0) {
+			note(u, "cannot count %.64s on %.64s, CPU %d: %s", ev[k].name, pmu->name,
+			     cpu, strerror(errno));
+			for (k--; k >= 0; k--) {
+				close(c->fd[k]);
+				c->fd[k] = -1;
+			}
+			return;
+		}
+	}
 }
+
+/* The index of @pkg in the session's sockets, added if new; -1 if full. */
+static int socket_index(struct embm_unc_session *u, int pkg)
+{
+	int s;
+
+	for (s = 0; s < u->nr_sockets; s++)
+		if (u->socket_id[s] == pkg)
+			return s;
+	if (u->nr_sockets == EMBM_UNC_MAX_SOCKETS)
+		return -1;
+	u->socket_id[u->nr_sockets] = pkg;
+	return u->nr_sockets++;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The events of the group that starts at @e: it and those of its unit and group after it. */
+static int group_size(const struct embm_unc_model *m, int e)
+{
+	const struct embm_unc_event *ev = m->events;
+	int n = 1;
+
+	while (ev[e].group && e + n < m->nr_events && n < EMBM_UNC_GROUP_MAX &&
+	       ev[e + n].group == ev[e].group && !strcmp(ev[e + n].unit, ev[e].unit))
+		n++;
+	return n;
+}
+
+/*
+ * Visit every group of @u's model on every box and die: with @open, open
+ * them; otherwise count the sockets and the fds they need.
+ */
+static int unc_each(struct embm_unc_session *u, const struct embm_unc_sys *sys, bool open,
+		    int *fds)
+{
+	const struct embm_unc_model *m = u->model;
+	struct embm_unc_pmu *pmus;
+	int e, n, b, k, s, pkg, groups = 0;
+
+	for (e = 0; e < m->nr_events; e += n) {
+		n = group_size(m, e);
+		k = embm_unc_find(sys->evsrc, m->events[e].unit, &pmus);
+		for (b = 0; b < k; b++) {
+			for (int i = 0; i < pmus[b].nr_cpus; i++) {
+				pkg = embm_unc_socket_of(sys->cpus, pmus[b].cpus[i]);
+				s = pkg < 0 ? -1 : socket_index(u, pkg);
+				if (s < 0) {
+					note(u, "cannot tell the socket of %.64s's CPU %d: %s",
+					     pmus[b].name, pmus[b].cpus[i],
+					     pkg < 0 ? "no physical_package_id" : "too many sockets");
+					continue;
+				}
+				if (open)
+					unc_open_group(u, e, n, &pmus[b], pmus[b].cpus[i], s);
+				*fds += n;
+				groups++;
+			}
+		}
+		free(pmus);
+	}
+	return groups;
+}
+
+/* Raise the soft limit of open files as perf does: a 2-socket server has thousands of boxes. */
+static void unc_nofile(int fds)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= (rlim_t)fds + 64)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+const struct embm_unc_sys embm_unc_system = {
+	.evsrc = EMBM_UNC_SYSFS, .cpus = EMBM_UNC_CPUS, .cpuinfo = "/proc/cpuinfo",
+};
 
 /**
  * embm_unc_open() - open the model's uncore events on every socket
- * @u:       the session, filled in
- * @root:    the event-source directory (EMBM_UNC_SYSFS)
- * @cpuinfo: /proc/cpuinfo
+ * @u:   the session, filled in
+ * @sys: where to look: &embm_unc_system, or a test's trees
  *
- * Counting events, one per box and socket, on the CPU the PMU's cpumask
- * gives for that socket: perf's rules for CPU-wide events apply
- * (perf_event_paranoid, CAP_PERFMON).
+ * Counting events, each group once per box and per CPU of the box's
+ * cpumask, a perf group per box for each latency: perf's rules for
+ * CPU-wide events apply (perf_event_paranoid, CAP_PERFMON).  A group perf
+ * refuses costs its own figures only (@u->note says which and why).
  *
- * Return: 0, or -1 with @u->why saying why there is no bandwidth.
+ * Return: 0, or -1 with @u->why saying why there is no bandwidth at all.
  */
-int embm_unc_open(struct embm_unc_session *u, const char *root, const char *cpuinfo)
+int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 {
-	static struct embm_unc_pmu pmus[EMBM_UNC_MAX_BOXES];
 	const struct embm_unc_model *m;
-	int e, s, b, n, found = 0;
+	struct embm_unc_pmu *pmus;
+	int e, fds = 0, groups, found = 0, opened = 0;
 
 	memset(u, 0, sizeof(*u));
 	/* A model known to have no table says so, PMUs or not (AMD has no uncore_cha). */
-	m = embm_unc_model_cpuinfo(cpuinfo);
+	m = sys->model ? sys->model : embm_unc_model_cpuinfo(sys->cpuinfo);
 	if (!m->events && m != &models[ARRAY_SIZE(models) - 1]) {
 		snprintf(u->why, sizeof(u->why), "%s: %s", m->name, m->absent);
 		return -1;
 	}
-	for (e = 0; e < 3; e++)
-		found += embm_unc_find(root, e == 0 ? "cha" : e == 1 ? "imc" : "cxlcm", pmus,
-				       EMBM_UNC_MAX_BOXES);
+	for (e = 0; e < 3; e++) {
+		found += embm_unc_find(sys->evsrc, e == 0 ? "cha" : e == 1 ? "imc" : "cxlcm", &pmus);
+		free(pmus);
+	}
 	if (!found) {
 		snprintf(u->why, sizeof(u->why),
 			 "no uncore PMU (uncore_cha_*, uncore_imc_*, uncore_cxlcm_*) in %s: VMs and QEMU have none, or the intel_uncore module is not loaded",
-			 root);
+			 sys->evsrc);
 		return -1;
 	}
 	if (!m->events || m->nr_events > EMBM_UNC_MAX_EVENTS) {
@@ -485,77 +689,94 @@ int embm_unc_open(struct embm_unc_session *u, const char *root, const char *cpui
 		return -1;
 	}
 	u->model = m;
-	for (e = 0; e < m->nr_events; e++) {
-		n = embm_unc_find(root, m->events[e].unit, pmus, EMBM_UNC_MAX_BOXES);
-		u->nr_boxes[e] = n;
-		for (b = 0; b < n; b++)
-			if (pmus[b].nr_cpus > u->nr_sockets)
-				u->nr_sockets = pmus[b].nr_cpus;
-	}
-	if (!u->nr_sockets) {
-		snprintf(u->why, sizeof(u->why), "the uncore PMUs in %s list no CPU", root);
+	/* First the sockets, in package order, and the fds needed. */
+	groups = unc_each(u, sys, false, &fds);
+	qsort(u->socket_id, u->nr_sockets, sizeof(int), cmp_int);
+	if (!groups) {
+		snprintf(u->why, sizeof(u->why), "the uncore PMUs in %.64s list no CPU of a known socket%s%.128s",
+			 sys->evsrc, *u->note ? ": " : "", u->note);
+		u->model = NULL;
 		return -1;
 	}
-	u->fds = malloc(sizeof(int) * u->nr_sockets * m->nr_events * EMBM_UNC_MAX_BOXES);
-	if (!u->fds) {
+	unc_nofile(fds);
+	u->c = calloc(groups, sizeof(*u->c));
+	if (!u->c) {
 		snprintf(u->why, sizeof(u->why), "out of memory");
+		u->model = NULL;
 		return -1;
 	}
-	memset(u->fds, -1, sizeof(int) * u->nr_sockets * m->nr_events * EMBM_UNC_MAX_BOXES);
-	for (e = 0; e < m->nr_events; e++) {
-		n = embm_unc_find(root, m->events[e].unit, pmus, EMBM_UNC_MAX_BOXES);
-		for (b = 0; b < n; b++) {
-			for (s = 0; s < pmus[b].nr_cpus && s < u->nr_sockets; s++) {
-				*fd_at(u, s, e, b) = unc_open_event(u, &m->events[e], &pmus[b], s);
-				if (*fd_at(u, s, e, b) < 0) {
-					unc_close_fds(u);
-					return -1;
-				}
-			}
-		}
+	*u->note = 0;
+	fds = 0;
+	unc_each(u, sys, true, &fds);
+	for (e = 0; e < u->nr; e++)
+		opened += u->c[e].fd[0] >= 0;
+	if (!opened) {
+		snprintf(u->why, sizeof(u->why), "%s", u->note);
+		*u->note = 0;
+		embm_unc_close(u);
+		u->model = NULL;
+		return -1;
 	}
-	u->t0 = now();
+	u->t0 = u->t_last = now();
 	return 0;
 }
 
 /**
- * embm_unc_close() - read and close a session's events
- * @u: a session embm_unc_open() opened
- * @r: its figures
+ * embm_unc_read() - the session's figures so far
+ * @u:          a session embm_unc_open() opened
+ * @r:          its figures
+ * @since_last: over the time since the last read (live views), rather
+ *		than since the open
  *
- * Return: 0, or -1 with @u->why set (a read failed).
+ * A group that cannot be read counts as never having run; the note says
+ * why.
+ *
+ * Return: 0, or -1 if @u has no events.
  */
-int embm_unc_close(struct embm_unc_session *u, struct embm_unc_result *r)
+int embm_unc_read(struct embm_unc_session *u, struct embm_unc_result *r, bool since_last)
 {
-	static struct embm_unc_count counts[EMBM_UNC_MAX_SOCKETS * EMBM_UNC_MAX_EVENTS *
-					    EMBM_UNC_MAX_BOXES];
-	int s, e, b, err = 0;
+	struct embm_unc_count *d;
+	double t = now();
+	int i, k, s;
 
-	u->seconds = now() - u->t0;
-	memset(counts, 0, sizeof(counts));
-	for (s = 0; s < u->nr_sockets; s++) {
-		for (e = 0; e < u->model->nr_events; e++) {
-			for (b = 0; b < u->nr_boxes[e]; b++) {
-				int fd = *fd_at(u, s, e, b);
-				uint64_t v[3];
+	memset(r, 0, sizeof(*r));
+	if (!u->model || !u->c)
+		return -1;
+	d = calloc(u->nr, sizeof(*d));
+	if (!d)
+		return -1;
+	u->seconds = t - (since_last ? u->t_last : u->t0);
+	u->t_last = t;
+	for (i = 0; i < u->nr; i++) {
+		struct embm_unc_counter *c = &u->c[i];
+		uint64_t v[3 + EMBM_UNC_GROUP_MAX];
+		ssize_t want = (3 + c->last.nr) * sizeof(uint64_t);
 
-				if (fd < 0)
-					continue;
-				if (read(fd, v, sizeof(v)) != sizeof(v)) {
-					snprintf(u->why, sizeof(u->why), "cannot read %s: %s",
-						 u->model->events[e].name, strerror(errno));
-					err = -1;
-					continue;
-				}
-				counts[(s * u->model->nr_events + e) * EMBM_UNC_MAX_BOXES + b] =
-					(struct embm_unc_count){ v[0], v[1], v[2] };
-			}
+		d[i] = (struct embm_unc_count){
+			.event = c->last.event, .nr = c->last.nr, .socket = c->last.socket
+		};
+		if (c->fd[0] < 0)
+			continue;
+		errno = 0;
+		if (read(c->fd[0], v, want) != want || v[0] != (uint64_t)c->last.nr) {
+			note(u, "cannot read %.64s on CPU %d: %s",
+			     u->model->events[c->last.event].name, c->cpu,
+			     strerror(errno ? errno : EIO));
+			continue;
 		}
+		d[i].enabled = v[1] - (since_last ? c->last.enabled : 0);
+		d[i].running = v[2] - (since_last ? c->last.running : 0);
+		for (k = 0; k < c->last.nr; k++)
+			d[i].value[k] = v[3 + k] - (since_last ? c->last.value[k] : 0);
+		c->last.enabled = v[1];
+		c->last.running = v[2];
+		memcpy(c->last.value, v + 3, c->last.nr * sizeof(uint64_t));
 	}
-	unc_close_fds(u);
-	if (!err)
-		embm_unc_compute(u->model, u->nr_sockets, u->nr_boxes, counts, r);
-	return err;
+	embm_unc_compute(u->model, u->nr_sockets, d, u->nr, r);
+	for (s = 0; s < u->nr_sockets; s++)
+		r->socket_id[s] = u->socket_id[s];
+	free(d);
+	return 0;
 }
 
 static void json_figure(FILE *f, const char *name, double v)
@@ -567,47 +788,55 @@ static void json_figure(FILE *f, const char *name, double v)
 }
 
 /**
- * embm_unc_report() - the bandwidth part of embm-run's report
+ * embm_unc_report() - the bandwidth part of a report
  * @f:    where to
  * @u:    the session; no model: unavailable, and why
- * @r:    its figures, when it has a model
+ * @r:    its figures, when it has a model (embm_unc_read())
  * @json: as JSON members ("bandwidth" and "bandwidth_unavailable", with a
  *	  leading comma) rather than text
  */
 void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct embm_unc_result *r,
 		     bool json)
 {
-	const char *q;
 	int s, t;
 
-	if (!u->model || *u->why) {
+	if (!u->model) {
 		if (!json) {
 			fprintf(f, "bandwidth: unavailable: %s\n", u->why);
 			return;
 		}
-		fprintf(f, ",\n \"bandwidth\": null, \"bandwidth_unavailable\": \"");
-		for (q = u->why; *q; q++)
-			fprintf(f, *q == '"' || *q == '\\' ? "\\%c" : "%c", *q);
-		fprintf(f, "\"");
+		fprintf(f, ",\n \"bandwidth\": null, \"bandwidth_unavailable\": ");
+		embm_json_str(f, u->why);
 		return;
 	}
 	if (!json) {
 		embm_unc_print(f, u->model, r);
+		if (*u->note)
+			fprintf(f, "  some figures unavailable: %s\n", u->note);
 		return;
 	}
-	fprintf(f, ",\n \"bandwidth\": {\"model\": \"%s\", \"seconds\": %.3f, \"sockets\": [",
-		u->model->name, u->seconds);
+	fprintf(f, ",\n \"bandwidth\": {\"model\": ");
+	embm_json_str(f, u->model->name);
+	fprintf(f, ", \"seconds\": %.3f, \"note\": ", u->seconds);
+	if (*u->note)
+		embm_json_str(f, u->note);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"sockets\": [");
 	for (s = 0; s < r->nr_sockets; s++) {
-		for (t = 0; t < EMBM_UNC_TIERS; t++) {
+		for (t = 0; t < EMBM_UNC_RDRAM; t++) {
 			const struct embm_unc_tier_result *tr = &r->tier[s][t];
 
 			fprintf(f, "%s\n  {\"socket\": %d, \"tier\": \"%s\", ", s || t ? "," : "",
-				s, embm_unc_tier_name(t));
+				r->socket_id[s], embm_unc_tier_name(t));
 			json_figure(f, "rd_gbps", tr->rd_gbps);
 			fprintf(f, ", ");
 			json_figure(f, "wr_gbps", tr->wr_gbps);
 			fprintf(f, ", ");
 			json_figure(f, "rd_lat_ns", tr->lat_ns);
+			fprintf(f, ", ");
+			json_figure(f, "rmt_lat_ns", t == EMBM_UNC_DRAM ?
+				    r->tier[s][EMBM_UNC_RDRAM].lat_ns : -1);
 			fprintf(f, ", \"running\": %.3f}", tr->running);
 		}
 	}

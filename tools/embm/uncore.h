@@ -7,9 +7,13 @@
  * Intel's perfmon event files or PCM); the PMUs are found by the names
  * the kernel registers them under in /sys/bus/event_source/devices
  * (uncore_cha_0, uncore_imc_3, uncore_cxlcm_1, ...), never by type
- * number.  Counts are scaled by time enabled / time running; the latency
- * is Little's law over the CHAs' TOR: occupancy / inserts, in CHA clock
- * cycles, turned into ns by the CHA clock measured over the same time.
+ * number, and each CPU of a PMU's cpumask is put in its socket by
+ * /sys/devices/system/cpu/cpuN/topology/physical_package_id.  Counts are
+ * taken as rates while they ran (value / time running), which scales
+ * them for multiplexing.  The latency is Little's law over the CHAs' TOR:
+ * occupancy / inserts, in CHA clock cycles, with the occupancy, the
+ * inserts and the CHA clock counted as one perf group, so that all three
+ * cover the same time.
  */
 #ifndef __EMBM_TOOLS_UNCORE_H
 #define __EMBM_TOOLS_UNCORE_H
@@ -19,19 +23,27 @@
 #include <stdio.h>
 
 #define EMBM_UNC_SYSFS		"/sys/bus/event_source/devices"
-#define EMBM_UNC_MAX_BOXES	64	/* instances of one unit type */
+#define EMBM_UNC_CPUS		"/sys/devices/system/cpu"
 #define EMBM_UNC_MAX_SOCKETS	16
+#define EMBM_UNC_MAX_DIES	64	/* CPUs of one PMU's cpumask */
+#define EMBM_UNC_MAX_EVENTS	24	/* events of a model's table */
+#define EMBM_UNC_GROUP_MAX	4	/* events of one perf group */
 
-enum embm_unc_tier { EMBM_UNC_DRAM, EMBM_UNC_CXL, EMBM_UNC_TIERS };
+/*
+ * What a figure is about.  EMBM_UNC_RDRAM is the latency of reads from a
+ * socket's cores to other sockets' DRAM; its bandwidth is in those
+ * sockets' DRAM rows (the IMC counts where the memory is).
+ */
+enum embm_unc_tier { EMBM_UNC_DRAM, EMBM_UNC_CXL, EMBM_UNC_RDRAM, EMBM_UNC_TIERS };
 
 /* What an event's count is. */
 enum embm_unc_role {
 	EMBM_UNC_RD,		/* read bytes: count x bytes */
 	EMBM_UNC_WR,		/* write bytes: count x bytes */
-	EMBM_UNC_RD_LAT,	/* read bytes, and the inserts of the latency */
-	EMBM_UNC_INS,		/* the inserts of the latency only */
+	EMBM_UNC_RD_INS,	/* read bytes, and the inserts of its group's latency */
+	EMBM_UNC_INS,		/* the inserts of its group's latency only */
 	EMBM_UNC_OCC,		/* TOR occupancy of reads: cycles x requests */
-	EMBM_UNC_CLK,		/* the unit's clock ticks */
+	EMBM_UNC_CLK,		/* the unit's clock ticks, for its group's latency */
 };
 
 /**
@@ -40,9 +52,12 @@ enum embm_unc_role {
  *	    "cxldp".
  * @name:   the event's name in perfmon.
  * @config: perf_event_attr.config for the Linux uncore PMU.
- * @tier:   the tier it measures (EMBM_UNC_TIERS for a clock).
+ * @tier:   the tier it measures (for a clock, its group's).
  * @role:   what its count is.
  * @bytes:  bytes a count stands for (read and write roles).
+ * @group:  0: counted alone; n > 0: counted in one perf group, on each box,
+ *	    with the events of the same unit and @group that follow it in
+ *	    the table (the first is the leader).
  */
 struct embm_unc_event {
 	const char *unit;
@@ -51,6 +66,7 @@ struct embm_unc_event {
 	enum embm_unc_tier tier;
 	enum embm_unc_role role;
 	double bytes;
+	int group;
 };
 
 /* A CPU model's events, or why there are none. */
@@ -61,17 +77,25 @@ struct embm_unc_model {
 	const char *absent;	/* events == NULL: why */
 };
 
-/* One PMU instance found in sysfs: its type and a CPU per socket. */
+/* One PMU instance found in sysfs: its type and the CPUs of its cpumask. */
 struct embm_unc_pmu {
 	char name[256];
 	int type;
-	int cpus[EMBM_UNC_MAX_SOCKETS];
+	int cpus[EMBM_UNC_MAX_DIES];
 	int nr_cpus;
 };
 
-/* A count read from perf with its times (PERF_FORMAT_TOTAL_TIME_*). */
+/*
+ * A group's counts (or, between two reads, what they grew by), as perf
+ * gives them with PERF_FORMAT_GROUP and the times, in ns.  A group that
+ * could not be opened never runs.
+ */
 struct embm_unc_count {
-	uint64_t value, enabled, running;
+	int event;		/* the group's first event in the model's table */
+	int nr;			/* its events */
+	int socket;		/* index in the session's sockets */
+	uint64_t enabled, running;
+	uint64_t value[EMBM_UNC_GROUP_MAX];
 };
 
 /* One socket's figures per tier; a figure < 0 is unavailable. */
@@ -82,35 +106,55 @@ struct embm_unc_tier_result {
 
 struct embm_unc_result {
 	int nr_sockets;
+	int socket_id[EMBM_UNC_MAX_SOCKETS];	/* physical_package_id */
 	struct embm_unc_tier_result tier[EMBM_UNC_MAX_SOCKETS][EMBM_UNC_TIERS];
 };
 
-#define EMBM_UNC_MAX_EVENTS	16	/* events of a model's table */
+/* Where a session looks: the real system, or a test's trees and model. */
+struct embm_unc_sys {
+	const char *evsrc;		/* EMBM_UNC_SYSFS */
+	const char *cpus;		/* EMBM_UNC_CPUS */
+	const char *cpuinfo;		/* /proc/cpuinfo */
+	const struct embm_unc_model *model;	/* NULL: from cpuinfo */
+};
+
+/* An opened group: its fds (leader first) and what it read last. */
+struct embm_unc_counter {
+	int fd[EMBM_UNC_GROUP_MAX];
+	int cpu;
+	struct embm_unc_count last;
+};
 
 /*
- * The uncore events of a session of embm-run: opened before the command
- * runs, read when it has exited.  @why says why there are none.
+ * The uncore events of a session: opened before the command runs, read
+ * for each report.  @why says why there are none; @note, what could not
+ * be counted when the rest could.
  */
 struct embm_unc_session {
 	const struct embm_unc_model *model;
 	int nr_sockets;
-	int nr_boxes[EMBM_UNC_MAX_EVENTS];
-	int *fds;	/* [socket][event][box], -1 for none */
-	double t0, seconds;
+	int socket_id[EMBM_UNC_MAX_SOCKETS];
+	struct embm_unc_counter *c;
+	int nr;
+	double t0, t_last, seconds;
 	char why[256];
+	char note[256];
 };
 
-int embm_unc_open(struct embm_unc_session *u, const char *root, const char *cpuinfo);
-int embm_unc_close(struct embm_unc_session *u, struct embm_unc_result *r);
+extern const struct embm_unc_sys embm_unc_system;
+
+int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys);
+int embm_unc_read(struct embm_unc_session *u, struct embm_unc_result *r, bool since_last);
+void embm_unc_close(struct embm_unc_session *u);
 void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct embm_unc_result *r,
 		     bool json);
 
 const struct embm_unc_model *embm_unc_model(const char *vendor, int family, int model);
 const struct embm_unc_model *embm_unc_model_cpuinfo(const char *path);
-int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu *pmus, int max);
-double embm_unc_scaled(const struct embm_unc_count *c, double *ratio);
-void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets, int nr_boxes[],
-		      const struct embm_unc_count *counts, struct embm_unc_result *r);
+int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu **pmus);
+int embm_unc_socket_of(const char *cpus, int cpu);
+void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets,
+		      const struct embm_unc_count *counts, int nr, struct embm_unc_result *r);
 const char *embm_unc_tier_name(enum embm_unc_tier t);
 void embm_unc_print(FILE *f, const struct embm_unc_model *m, const struct embm_unc_result *r);
 
