@@ -38,17 +38,10 @@
  * read, one perf group a CHA.  Occupancy (event 0x36) counts on counter 0
  * only (perfmon "Counter": "0"; skx_uncore_chabox_constraints in
  * uncore_snbep.c), so a group has one and perf multiplexes the groups.
- * DDR: demand reads of the socket's cores to its own DRAM and to other
- * sockets' (perfmon *_uncore.json, not experimental).
+ * DDR (groups 1 and 2 of each table): demand reads of the socket's cores
+ * to its own DRAM and to other sockets' (perfmon *_uncore.json, not
+ * experimental).
  */
-#define DDR_LATENCY \
-	GRP(1, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000136ULL, DRAM, OCC, 0), \
-	GRP(1, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000135ULL, DRAM, INS, 0), \
-	GRP(1, "UNC_CHA_CLOCKTICKS", 0x01, DRAM, CLK, 0), \
-	GRP(2, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000136ULL, RDRAM, OCC, 0), \
-	GRP(2, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000135ULL, RDRAM, INS, 0), \
-	GRP(2, "UNC_CHA_CLOCKTICKS", 0x01, RDRAM, CLK, 0)
-
 /*
  * Sapphire Rapids.  DRAM bandwidth: IMC CAS counts, 64 bytes each
  * (uncore_snbep.c spr cas_count_read/write aliases), where the memory is.
@@ -57,28 +50,33 @@
  * 64 bytes each, where the requests come from.  CXL writes: the CXLCM
  * packing-buffer inserts of memory data, 32 bytes each (PCM's
  * CXLBWWrScalingFactor 0.5 x 64, pcm-memory.cpp:593, cpucounters.cpp:11017),
- * at the socket's CXL ports.  Latency: DDR_LATENCY and the demand reads to
- * CXL.  The CXL events are in perfmon's experimental file.
+ * at the socket's CXL ports.  Latency: DDR and the demand reads to CXL.
+ * The CXL events are in perfmon's experimental file.
  */
 static const struct embm_unc_event spr_events[] = {
 	ONE("imc", "UNC_M_CAS_COUNT.RD", 0xcf05, DRAM, RD, 64),
 	ONE("imc", "UNC_M_CAS_COUNT.WR", 0xf005, DRAM, WR, 64),
-	DDR_LATENCY,
-	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136ULL, CXL, OCC, 0),
-	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135ULL, CXL, RD_INS, 64),
+	GRP(1, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000136, DRAM, OCC, 0),
+	GRP(1, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000135, DRAM, INS, 0),
+	GRP(1, "UNC_CHA_CLOCKTICKS", 0x01, DRAM, CLK, 0),
+	GRP(2, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000136, RDRAM, OCC, 0),
+	GRP(2, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000135, RDRAM, INS, 0),
+	GRP(2, "UNC_CHA_CLOCKTICKS", 0x01, RDRAM, CLK, 0),
+	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136, CXL, OCC, 0),
+	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135, CXL, RD_INS, 64),
 	GRP(3, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 0x10c8078200000135ULL, CXL, RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_CRDMORPH_CXL_ACC", 0x10c80b8200000135ULL, CXL, RD,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 0x10c8078200000135, CXL, RD, 64),
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_CRDMORPH_CXL_ACC", 0x10c80b8200000135, CXL, RD,
 	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 0x10c8878200000135ULL, CXL, RD,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 0x10c8878200000135, CXL, RD,
 	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_ACC", 0x10ccc78200000135ULL, CXL, RD,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_ACC", 0x10ccc78200000135, CXL, RD,
 	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_ACC", 0x10c8978200000135ULL, CXL, RD,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_ACC", 0x10c8978200000135, CXL, RD,
 	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_ACC", 0x10ccd78200000135ULL, CXL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_ACC", 0x10ccd78200000135, CXL,
 	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFCODE_CXL_ACC", 0x10cccf8200000135ULL, CXL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFCODE_CXL_ACC", 0x10cccf8200000135, CXL,
 	    RD, 64),
 	ONE("cxlcm", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 0x1002, CXL, WR, 32),
 };
@@ -95,31 +93,36 @@ static const struct embm_unc_event spr_events[] = {
 static const struct embm_unc_event emr_events[] = {
 	ONE("imc", "UNC_M_CAS_COUNT.RD", 0xcf05, DRAM, RD, 64),
 	ONE("imc", "UNC_M_CAS_COUNT.WR", 0xf005, DRAM, WR, 64),
-	DDR_LATENCY,
-	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_EXP_LOCAL", 0x20c8168200000136ULL, CXL, OCC,
+	GRP(1, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000136, DRAM, OCC, 0),
+	GRP(1, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000135, DRAM, INS, 0),
+	GRP(1, "UNC_CHA_CLOCKTICKS", 0x01, DRAM, CLK, 0),
+	GRP(2, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000136, RDRAM, OCC, 0),
+	GRP(2, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000135, RDRAM, INS, 0),
+	GRP(2, "UNC_CHA_CLOCKTICKS", 0x01, RDRAM, CLK, 0),
+	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_EXP_LOCAL", 0x20c8168200000136, CXL, OCC,
 	    0),
-	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_EXP_LOCAL", 0x20c8168200000135ULL, CXL, RD_INS,
+	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_EXP_LOCAL", 0x20c8168200000135, CXL, RD_INS,
 	    64),
 	GRP(3, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_EXP_LOCAL", 0x20c8068200000135ULL, CXL, RD,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_EXP_LOCAL", 0x20c8068200000135, CXL, RD,
 	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_EXP_LOCAL", 0x20c8868200000135ULL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_EXP_LOCAL", 0x20c8868200000135,
 	    CXL, RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_EXP_LOCAL", 0x20ccc68200000135ULL, CXL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_EXP_LOCAL", 0x20ccc68200000135, CXL,
 	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_EXP_LOCAL", 0x20c8968200000135ULL, CXL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_EXP_LOCAL", 0x20c8968200000135, CXL,
 	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_EXP_LOCAL", 0x20ccd68200000135ULL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_EXP_LOCAL", 0x20ccd68200000135,
 	    CXL, RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_INVXTOM_CXL_EXP_LOCAL", 0x20e87e8200004035ULL, CXL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_INVXTOM_CXL_EXP_LOCAL", 0x20e87e8200004035, CXL,
 	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCUR_CXL_EXP_LOCAL", 0x20e8068200004035ULL, CXL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCUR_CXL_EXP_LOCAL", 0x20e8068200004035, CXL,
 	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCODE_CXL_EXP_LOCAL", 0x20e80e8200004035ULL, CXL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCODE_CXL_EXP_LOCAL", 0x20e80e8200004035, CXL,
 	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDDATA_CXL_EXP_LOCAL", 0x20e8168200004035ULL, CXL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDDATA_CXL_EXP_LOCAL", 0x20e8168200004035, CXL,
 	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDINVOWN_OPT_CXL_EXP_LOCAL", 0x20e8268200004035ULL,
+	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDINVOWN_OPT_CXL_EXP_LOCAL", 0x20e8268200004035,
 	    CXL, RD, 64),
 	ONE("cxlcm", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 0x1002, CXL, WR, 32),
 };
@@ -138,9 +141,14 @@ static const struct embm_unc_event gnr_events[] = {
 	ONE("imc", "UNC_M_CAS_COUNT_SCH1.RD", 0xcf06, DRAM, RD, 64),
 	ONE("imc", "UNC_M_CAS_COUNT_SCH0.WR", 0xf005, DRAM, WR, 64),
 	ONE("imc", "UNC_M_CAS_COUNT_SCH1.WR", 0xf006, DRAM, WR, 64),
-	DDR_LATENCY,
-	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136ULL, CXL, OCC, 0),
-	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135ULL, CXL, INS, 0),
+	GRP(1, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000136, DRAM, OCC, 0),
+	GRP(1, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_LOCAL_DDR", 0x00c8168600000135, DRAM, INS, 0),
+	GRP(1, "UNC_CHA_CLOCKTICKS", 0x01, DRAM, CLK, 0),
+	GRP(2, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000136, RDRAM, OCC, 0),
+	GRP(2, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_REMOTE_DDR", 0x00c8170600000135, RDRAM, INS, 0),
+	GRP(2, "UNC_CHA_CLOCKTICKS", 0x01, RDRAM, CLK, 0),
+	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136, CXL, OCC, 0),
+	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135, CXL, INS, 0),
 	GRP(3, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
 	ONE("cxlcm", "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA", 0x1041, CXL, RD, 64),
 	ONE("cxldp", "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 0x2002, CXL, WR, 64),
@@ -514,8 +522,7 @@ void embm_unc_close(struct embm_unc_session *u)
 }
 
 /* Keep the first reason some figures are unavailable: it says what kind. */
-static void __attribute__((format(printf, 2, 3)))
-note(struct embm_unc_session *u, const char *fmt, ...)
+static void note(struct embm_unc_session *u, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -617,8 +624,8 @@ static int unc_each(struct embm_unc_session *u, const struct embm_unc_sys *sys, 
 				s = pkg < 0 ? -1 : socket_index(u, pkg);
 				if (s < 0) {
 					note(u, "cannot tell the socket of %.64s's CPU %d: %s",
-					     pmus[b].name, pmus[b].cpus[i],
-					     pkg < 0 ? "no physical_package_id" : "too many sockets");
+					     pmus[b].name, pmus[b].cpus[i], pkg < 0 ?
+					     "no physical_package_id" : "too many sockets");
 					continue;
 				}
 				if (open)
@@ -674,7 +681,8 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 		return -1;
 	}
 	for (e = 0; e < 3; e++) {
-		found += embm_unc_find(sys->evsrc, e == 0 ? "cha" : e == 1 ? "imc" : "cxlcm", &pmus);
+		found += embm_unc_find(sys->evsrc, e == 0 ? "cha" : e == 1 ? "imc" : "cxlcm",
+				       &pmus);
 		free(pmus);
 	}
 	if (!found) {
@@ -693,7 +701,8 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 	groups = unc_each(u, sys, false, &fds);
 	qsort(u->socket_id, u->nr_sockets, sizeof(int), cmp_int);
 	if (!groups) {
-		snprintf(u->why, sizeof(u->why), "the uncore PMUs in %.64s list no CPU of a known socket%s%.128s",
+		snprintf(u->why, sizeof(u->why),
+			 "the uncore PMUs in %.64s list no CPU of a known socket%s%.128s",
 			 sys->evsrc, *u->note ? ": " : "", u->note);
 		u->model = NULL;
 		return -1;
@@ -717,7 +726,8 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 		u->model = NULL;
 		return -1;
 	}
-	u->t0 = u->t_last = now();
+	u->t0 = now();
+	u->t_last = u->t0;
 	return 0;
 }
 

@@ -178,15 +178,23 @@ done
 check "procfs files are version 3 (EMBM_PROC_VERSION)" [ $v = 1 ]
 
 # 13: no uncore PMU here (QEMU): one line says why, in both forms, and the
-# rest of the report is as it was (test 4 read the JSON of test 4's run).
+# rest of the report is as it was (test 4 read the JSON of test 4's run);
+# interim reports and embm-stat's refreshes say it each time.
 if ls -d /sys/bus/event_source/devices/uncore_* >/dev/null 2>&1; then
 	ktap_test_skip "uncore PMUs present: the unavailable path is for VMs"
 else
 	embm-run -- true >"$tmp/bw" 2>&1
+	embm-run -i 0.2 -- sleep 0.5 >"$tmp/bwi" 2>&1
+	embm-stat -i 0.2 -c 3 >"$tmp/bws" 2>&1
 	na='"bandwidth": null, "bandwidth_unavailable": "no uncore PMU'
+	un='^bandwidth: unavailable: no uncore PMU'
 	check "no uncore PMU: one line says bandwidth is unavailable, and why" sh -c \
-		"[ \$(grep -c '^bandwidth: unavailable: no uncore PMU' '$tmp/bw') = 1 ] &&
-		 [ \$(grep -c bandwidth '$tmp/bw') = 1 ] && grep -qF '$na' '$tmp/run.json'"
+		"[ \$(grep -c '$un' '$tmp/bw') = 1 ] &&
+		 [ \$(grep -c bandwidth '$tmp/bw') = 1 ] && grep -qF '$na' '$tmp/run.json' &&
+		 [ \$(grep -c '$un' '$tmp/bwi') = \$(grep -c '^session' '$tmp/bwi') ] &&
+		 [ \$(grep -c '$un' '$tmp/bwi') -ge 2 ] &&
+		 [ \$(grep -c '$un' '$tmp/bws') = 2 ] &&
+		 [ \$(grep -c '^bandwidth: from the next refresh on' '$tmp/bws') = 1 ]"
 fi
 
 ktap_finished

@@ -77,7 +77,16 @@ static bool near(double want, double got, double tol)
 	return got >= want * (1 - tol) && got <= want * (1 + tol);
 }
 
-#define NEAR(want, got)	EXPECT_TRUE(near(want, got, 0.001)) TH_LOG("%g, not %g", got, want)
+/* within 0.1% */
+static bool near3(double want, double got)
+{
+	if (near(want, got, 0.001))
+		return true;
+	printf("# %g, not %g\n", got, want);
+	return false;
+}
+
+#define NEAR(want, got)	EXPECT_TRUE(near3(want, got))
 
 /* perfmon's EventCode, UMask and UMaskExt as the Linux uncore PMU takes them */
 #define PERFMON(event, umask, ext)	((event) | (umask) << 8 | (uint64_t)(ext) << 32)
@@ -529,9 +538,11 @@ static const char *json_list(const char *p, char close, bool members)
 	for (;;) {
 		if (members) {
 			p = json_string(json_ws(p));
-			if (!p || *(p = json_ws(p)) != ':')
+			if (!p)
 				return NULL;
-			p++;
+			p = json_ws(p);
+			if (*p++ != ':')
+				return NULL;
 		}
 		p = json_value(p);
 		if (!p)
@@ -601,7 +612,8 @@ static const struct embm_unc_event soft_events[] = {
 	{ "cha", "dummy as CXL reads", PERF_COUNT_SW_DUMMY, EMBM_UNC_CXL, EMBM_UNC_RD_INS, 64, 2 },
 	{ "cha", "cpu-clock as CXL clock", PERF_COUNT_SW_CPU_CLOCK, EMBM_UNC_CXL, EMBM_UNC_CLK,
 	  0, 2 },
-	{ "cxlcm", "cpu-clock as CXL reads", PERF_COUNT_SW_CPU_CLOCK, EMBM_UNC_CXL, EMBM_UNC_RD, 2 },
+	{ "cxlcm", "cpu-clock as CXL reads", PERF_COUNT_SW_CPU_CLOCK, EMBM_UNC_CXL, EMBM_UNC_RD,
+	  2 },
 	{ "cxldp", "refused as CXL writes", 0, EMBM_UNC_CXL, EMBM_UNC_WR, 64 },
 };
 
@@ -662,8 +674,8 @@ TEST(open_read_close_on_software_events)
 			EXPECT_EQ(1.0, d->running);
 			EXPECT_EQ(-1, r.tier[s][EMBM_UNC_RDRAM].lat_ns);
 			/* the CXLCM's reads on socket 1; no inserts, no latency */
-			EXPECT_TRUE(near(s ? 2.0 : 0, c->rd_gbps, 0.02)) TH_LOG("%d: %g", s,
-										 c->rd_gbps);
+			EXPECT_TRUE(s ? near(2.0, c->rd_gbps, 0.02) : c->rd_gbps == 0)
+				TH_LOG("%d: %g", s, c->rd_gbps);
 			EXPECT_EQ(-1, c->wr_gbps);
 			EXPECT_EQ(-1, c->lat_ns);
 		}
@@ -680,10 +692,11 @@ TEST(open_read_close_on_software_events)
 
 	/* Unavailable, as JSON: the reason escaped. */
 	memset(&u, 0, sizeof(u));
-	strcpy(u.why, "a \"quoted\"\treason");
+	snprintf(u.why, sizeof(u.why), "a \"quoted\"\treason");
 	EXPECT_TRUE(report_is_json(&u, &r, &text)) TH_LOG("%s", text);
-	EXPECT_NE(NULL, strstr(text, "\"bandwidth\": null, \"bandwidth_unavailable\": \"a \\\"quoted\\\"\\u0009reason\""))
+	EXPECT_NE(NULL, strstr(text, "_unavailable\": \"a \\\"quoted\\\"\\u0009reason\""))
 		TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "\"bandwidth\": null,")) TH_LOG("%s", text);
 	free(text);
 	setrlimit(RLIMIT_NOFILE, &rl);
 	rm_rf(root);
