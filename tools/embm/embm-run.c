@@ -201,13 +201,24 @@ static void join_cgroup(const char *dir, pid_t pid)
 		fatal("cannot move the command into %s: %m", dir);
 }
 
-/* The uncore bandwidth of the session: counted beside the samples. */
+/*
+ * The uncore bandwidth of the session: counted beside the samples, from
+ * right before the command may exec (or the session's start) to right
+ * after it exited (or the session's end), before embm_end().
+ */
 static struct embm_unc_session uncore;
 static struct embm_unc_result uncore_result;
 
-static void uncore_start(void)
+static void uncore_start(bool enable)
 {
-	embm_unc_open(&uncore, &embm_unc_system);
+	if (!embm_unc_open(&uncore, &embm_unc_system) && enable)
+		embm_unc_enable(&uncore);
+}
+
+static void uncore_final(void)
+{
+	embm_unc_read(&uncore, &uncore_result, false);
+	embm_unc_close(&uncore);
 }
 
 static void uncore_json(FILE *f, void *arg)
@@ -218,15 +229,14 @@ static void uncore_json(FILE *f, void *arg)
 
 /*
  * The report, with the uncore figures: an interim one's since the last
- * report, the final one's over the whole run (then the events are closed).
+ * report, the final one's those uncore_final() read.
  */
 static void report(FILE *out, const char *what, bool json, unsigned int top, bool final)
 {
 	struct embm_report r;
 
-	embm_unc_read(&uncore, &uncore_result, !final);
-	if (final)
-		embm_unc_close(&uncore);
+	if (!final)
+		embm_unc_read(&uncore, &uncore_result, true);
 	if (embm_report_read(&r, proc_dir)) {
 		fprintf(stderr, "embm-run: cannot read %s: %m\n", proc_dir);
 		return;
@@ -373,8 +383,9 @@ int main(int argc, char **argv)
 		knobs_set(knobs, 2);
 		start_or_die(target, node, flags, what);
 		knobs_restore(knobs, 2);
-		uncore_start();
+		uncore_start(true);
 		wait_loop(-1, duration, interval, out, what, json, top);
+		uncore_final();
 		if (syscall(__NR_embm_end, target, flags) && errno != ENOENT)
 			fprintf(stderr, "embm-run: embm_end: %m\n");
 		report(out, what, json, top, true);
@@ -408,17 +419,19 @@ int main(int argc, char **argv)
 	knobs_set(knobs, 2);
 	start_or_die(target, node, flags, cgroup ? cgroup : system_wide ? "the system" : what);
 	knobs_restore(knobs, 2);
-	uncore_start();
+	uncore_start(false);
 	/* The child waits for go[] and cannot have been reaped yet. */
 	pidfd = syscall(SYS_pidfd_open, child, 0);
 	if (pidfd < 0)
 		fatal("pidfd_open: %m");
 	child_pidfd = pidfd;
+	embm_unc_enable(&uncore);
 	if (write(go[1], "g", 1) != 1)
 		fatal("cannot start the command: %m");
 	close(go[1]);
 
 	wait_loop(pidfd, 0, interval, out, what, json, top);
+	uncore_final();
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR)
 			fatal("waitpid: %m");

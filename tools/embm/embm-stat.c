@@ -71,10 +71,15 @@ static int stat_opt(int opt, const char *arg, void *data)
 static struct embm_unc_session uncore;
 static struct embm_unc_result uncore_result;
 
+/* The uncore members of refresh *@arg; the first has no interval yet. */
 static void uncore_json(FILE *f, void *arg)
 {
-	(void)arg;
-	embm_unc_report(f, &uncore, &uncore_result, true);
+	if (*(long *)arg || !uncore.model) {
+		embm_unc_report(f, &uncore, &uncore_result, true);
+		return;
+	}
+	fprintf(f, ",\n \"bandwidth\": null, \"bandwidth_unavailable\": ");
+	embm_json_str(f, "the first refresh has no interval to count over");
 }
 
 static void on_signal(int sig)
@@ -111,8 +116,12 @@ int main(int argc, char **argv)
 		once = true;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (!once)
-		embm_unc_open(&uncore, &embm_unc_system);
+	/* A live view shows the uncore over each interval; one refresh has none. */
+	if (!once && count != 1 && !embm_unc_open(&uncore, &embm_unc_system))
+		embm_unc_enable(&uncore);
+	else if (!once && count == 1)
+		snprintf(uncore.why, sizeof(uncore.why),
+			 "one refresh has no interval to count over");
 
 	for (long n = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); n++) {
 		if (embm_report_read(&r, dir)) {
@@ -123,13 +132,14 @@ int main(int argc, char **argv)
 		if (!json && tty && !once && out == stdout)
 			printf("\033[H\033[2J");
 		/* The first refresh has no interval behind it yet. */
-		embm_unc_read(&uncore, &uncore_result, true);
+		if (n)
+			embm_unc_read(&uncore, &uncore_result, true);
 		if (json)
 			embm_report_json(out, &r, "embm-stat", NULL, o.top,
-					 once || !n ? NULL : uncore_json, NULL);
+					 once ? NULL : uncore_json, &n);
 		else
 			embm_report_print(out, &r, NULL, o.top);
-		if (!json && !once && n)
+		if (!json && !once && (n || !uncore.model))
 			embm_unc_report(out, &uncore, &uncore_result, false);
 		else if (!json && !once)
 			fprintf(out, "bandwidth: from the next refresh on\n");

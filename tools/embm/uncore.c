@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -40,7 +41,9 @@
  * uncore_snbep.c), so a group has one and perf multiplexes the groups.
  * DDR (groups 1 and 2 of each table): demand reads of the socket's cores
  * to its own DRAM and to other sockets' (perfmon *_uncore.json, not
- * experimental).
+ * experimental).  The CXL read inserts are summed in groups of up to four
+ * (the CHA's counters, none needing counter 0): each group's share is
+ * measured over one time, and the fewer groups, the larger their shares.
  */
 /*
  * Sapphire Rapids.  DRAM bandwidth: IMC CAS counts, 64 bytes each
@@ -65,19 +68,13 @@ static const struct embm_unc_event spr_events[] = {
 	GRP(3, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136, CXL, OCC, 0),
 	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135, CXL, RD_INS, 64),
 	GRP(3, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 0x10c8078200000135, CXL, RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_CRDMORPH_CXL_ACC", 0x10c80b8200000135, CXL, RD,
-	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 0x10c8878200000135, CXL, RD,
-	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_ACC", 0x10ccc78200000135, CXL, RD,
-	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_ACC", 0x10c8978200000135, CXL, RD,
-	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_ACC", 0x10ccd78200000135, CXL,
-	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFCODE_CXL_ACC", 0x10cccf8200000135, CXL,
-	    RD, 64),
+	GRP(4, "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 0x10c8078200000135, CXL, RD, 64),
+	GRP(4, "UNC_CHA_TOR_INSERTS.IA_MISS_CRDMORPH_CXL_ACC", 0x10c80b8200000135, CXL, RD, 64),
+	GRP(4, "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 0x10c8878200000135, CXL, RD, 64),
+	GRP(4, "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_ACC", 0x10ccc78200000135, CXL, RD, 64),
+	GRP(5, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_ACC", 0x10c8978200000135, CXL, RD, 64),
+	GRP(5, "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_ACC", 0x10ccd78200000135, CXL, RD, 64),
+	GRP(5, "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFCODE_CXL_ACC", 0x10cccf8200000135, CXL, RD, 64),
 	ONE("cxlcm", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 0x1002, CXL, WR, 32),
 };
 
@@ -104,25 +101,23 @@ static const struct embm_unc_event emr_events[] = {
 	GRP(3, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_EXP_LOCAL", 0x20c8168200000135, CXL, RD_INS,
 	    64),
 	GRP(3, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_EXP_LOCAL", 0x20c8068200000135, CXL, RD,
-	    64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_EXP_LOCAL", 0x20c8868200000135,
+	GRP(4, "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_EXP_LOCAL", 0x20c8068200000135, CXL, RD, 64),
+	GRP(4, "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_EXP_LOCAL", 0x20c8868200000135,
 	    CXL, RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_EXP_LOCAL", 0x20ccc68200000135, CXL,
-	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_EXP_LOCAL", 0x20c8968200000135, CXL,
-	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_EXP_LOCAL", 0x20ccd68200000135,
+	GRP(4, "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_PREF_CXL_EXP_LOCAL", 0x20ccc68200000135,
 	    CXL, RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_INVXTOM_CXL_EXP_LOCAL", 0x20e87e8200004035, CXL,
-	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCUR_CXL_EXP_LOCAL", 0x20e8068200004035, CXL,
-	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCODE_CXL_EXP_LOCAL", 0x20e80e8200004035, CXL,
-	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDDATA_CXL_EXP_LOCAL", 0x20e8168200004035, CXL,
-	    RD, 64),
-	ONE("cha", "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDINVOWN_OPT_CXL_EXP_LOCAL", 0x20e8268200004035,
+	GRP(4, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_EXP_LOCAL", 0x20c8968200000135,
+	    CXL, RD, 64),
+	GRP(5, "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFDATA_CXL_EXP_LOCAL", 0x20ccd68200000135,
+	    CXL, RD, 64),
+	GRP(5, "UNC_CHA_TOR_INSERTS.RRQ_MISS_INVXTOM_CXL_EXP_LOCAL", 0x20e87e8200004035,
+	    CXL, RD, 64),
+	GRP(5, "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCUR_CXL_EXP_LOCAL", 0x20e8068200004035, CXL, RD, 64),
+	GRP(5, "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDCODE_CXL_EXP_LOCAL", 0x20e80e8200004035,
+	    CXL, RD, 64),
+	GRP(6, "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDDATA_CXL_EXP_LOCAL", 0x20e8168200004035,
+	    CXL, RD, 64),
+	GRP(6, "UNC_CHA_TOR_INSERTS.RRQ_MISS_RDINVOWN_OPT_CXL_EXP_LOCAL", 0x20e8268200004035,
 	    CXL, RD, 64),
 	ONE("cxlcm", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 0x1002, CXL, WR, 32),
 };
@@ -336,18 +331,19 @@ const char *embm_unc_tier_name(enum embm_unc_tier t)
 struct unc_sums {
 	double rd, wr;		/* bytes a second */
 	double in_tor, ins_ns;	/* sum of mean requests in the TOR; of inserts a ns */
+	double lat_run, lat_en;	/* time the latency groups ran, were enabled */
 	bool has_rd, has_wr, has_lat;
 	bool lost_rd, lost_wr;	/* a box's event never ran */
-	bool any;
-	double least;
+	bool any_bw;
+	double least;		/* least share of time a bandwidth event ran */
 };
 
 /*
- * Add one group's counts to @sums[socket][tier]: each count as its rate
- * while it ran (value / time running), which is the multiplexing scale and
- * its own time base at once.  A group of occupancy, inserts and clock
- * adds its box's Little's-law terms: the mean number of requests in the
- * TOR (occupancy / clock) and the inserts a ns.
+ * Add one group's counts to @sums[tier]: each count as its rate while it
+ * ran (value / time running), which is the multiplexing scale and its own
+ * time base at once.  A group of occupancy, inserts and clock adds its
+ * box's Little's-law terms: the mean number of requests in the TOR
+ * (occupancy / clock) and the inserts a ns.
  */
 static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count *c,
 		    struct unc_sums *sums)
@@ -355,24 +351,17 @@ static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count 
 	double ratio = c->enabled ? (double)c->running / c->enabled : 0;
 	bool ran = c->running > 0;
 	double occ = 0, ins = 0, clk = 0;
+	int k, nr_occ = 0, nr_ins = 0, nr_clk = 0;
 	struct unc_sums *lat = NULL;
-	bool has_occ = false, has_ins = false, has_clk = false;
-	int k;
 
 	for (k = 0; k < c->nr && c->event + k < m->nr_events; k++) {
 		const struct embm_unc_event *ev = &m->events[c->event + k];
 		struct unc_sums *t = &sums[ev->tier];
 		double rate = ran ? c->value[k] / (c->running / 1e9) : 0;
 
-		t->any = true;
-		if (ratio < t->least)
-			t->least = ratio;
 		switch (ev->role) {
-		case EMBM_UNC_RD_INS:
-			ins = c->value[k];
-			has_ins = true;
-			__attribute__((fallthrough));
 		case EMBM_UNC_RD:
+		case EMBM_UNC_RD_INS:
 			t->rd += rate * ev->bytes;
 			t->has_rd = true;
 			t->lost_rd |= !ran;
@@ -382,24 +371,32 @@ static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count 
 			t->has_wr = true;
 			t->lost_wr |= !ran;
 			break;
-		case EMBM_UNC_INS:
-			ins = c->value[k];
-			has_ins = true;
-			break;
-		case EMBM_UNC_OCC:
-			occ = c->value[k];
-			has_occ = true;
-			lat = t;
-			break;
-		case EMBM_UNC_CLK:
-			clk = c->value[k];
-			has_clk = true;
+		default:
 			break;
 		}
+		if (ev->role == EMBM_UNC_RD || ev->role == EMBM_UNC_RD_INS ||
+		    ev->role == EMBM_UNC_WR) {
+			t->any_bw = true;
+			if (ratio < t->least)
+				t->least = ratio;
+		}
+		if (ev->role == EMBM_UNC_INS || ev->role == EMBM_UNC_RD_INS) {
+			ins = c->value[k];
+			nr_ins++;
+		} else if (ev->role == EMBM_UNC_OCC) {
+			occ = c->value[k];
+			nr_occ++;
+			lat = t;
+		} else if (ev->role == EMBM_UNC_CLK) {
+			clk = c->value[k];
+			nr_clk++;
+		}
 	}
-	if (!lat || !has_ins || !has_clk || !has_occ)
+	if (!lat || nr_occ != 1 || nr_ins != 1 || nr_clk != 1)
 		return;
 	lat->has_lat = true;
+	lat->lat_run += c->running;
+	lat->lat_en += c->enabled;
 	/* The boxes that ran stand for all: the TOR is hashed over the CHAs. */
 	if (ran && clk > 0) {
 		lat->in_tor += occ / clk;
@@ -419,19 +416,20 @@ static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count 
  *		over the sum of their insert rates (requests a ns), each CHA's
  *		terms from one group.  -1 where the table has no event, a
  *		bandwidth event of a box never ran, or no latency group ran
- *		or saw an insert.
+ *		or saw an insert.  The shares of time: the least of the
+ *		bandwidth events', and that of the latency groups' time
+ *		enabled they ran; -1 without such events.
  */
 void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets,
 		      const struct embm_unc_count *counts, int nr, struct embm_unc_result *r)
 {
-	static struct unc_sums sums[EMBM_UNC_MAX_SOCKETS][EMBM_UNC_TIERS];
+	struct unc_sums sums[EMBM_UNC_MAX_SOCKETS][EMBM_UNC_TIERS] = { };
 	int s, t, i;
 
 	memset(r, 0, sizeof(*r));
 	if (nr_sockets > EMBM_UNC_MAX_SOCKETS)
 		nr_sockets = EMBM_UNC_MAX_SOCKETS;
 	r->nr_sockets = nr_sockets;
-	memset(sums, 0, sizeof(sums));
 	for (s = 0; s < nr_sockets; s++)
 		for (t = 0; t < EMBM_UNC_TIERS; t++)
 			sums[s][t].least = 1;
@@ -447,15 +445,17 @@ void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets,
 			tr->rd_gbps = u->has_rd && !u->lost_rd ? u->rd / 1e9 : -1;
 			tr->wr_gbps = u->has_wr && !u->lost_wr ? u->wr / 1e9 : -1;
 			tr->lat_ns = u->has_lat && u->ins_ns > 0 ? u->in_tor / u->ins_ns : -1;
-			tr->running = u->any ? u->least : 0;
+			tr->running = u->any_bw ? u->least : -1;
+			tr->lat_running = !u->has_lat ? -1 :
+					  u->lat_en > 0 ? u->lat_run / u->lat_en : 0;
 		}
 	}
 }
 
-static void print_figure(FILE *f, double v, const char *fmt)
+static void print_figure(FILE *f, double v, const char *fmt, int width)
 {
 	if (v < 0)
-		fprintf(f, " %9s", "-");
+		fprintf(f, " %*s", width, "-");
 	else
 		fprintf(f, fmt, v);
 }
@@ -464,34 +464,34 @@ static void print_figure(FILE *f, double v, const char *fmt)
  * embm_unc_print() - the bandwidth section of a report
  * @f: where to
  * @m: the model counted
- * @r: its figures; "-" for one unavailable, and the least share of the
- *     time a tier's events ran when perf multiplexed them.  rmt_lat_ns is
- *     the latency of the socket's reads from other sockets' DRAM, whose
- *     bandwidth is in the DRAM rows of those sockets.
+ * @r: its figures; "-" for one unavailable.  bw_run is the least share of
+ *     the time a bandwidth event ran when perf multiplexed them, lat_run
+ *     the share the latency's groups ran.  rmt_lat_ns is the latency of
+ *     the socket's reads from other sockets' DRAM, whose bandwidth is in
+ *     the DRAM rows of those sockets.
  */
 void embm_unc_print(FILE *f, const struct embm_unc_model *m, const struct embm_unc_result *r)
 {
 	int s, t;
 
 	fprintf(f, "bandwidth (uncore, %s):\n", m->name);
-	fprintf(f, "  %6s %5s %9s %9s %9s %10s %8s\n", "socket", "tier", "rd_GB/s", "wr_GB/s",
-		"rd_lat_ns", "rmt_lat_ns", "running");
+	fprintf(f, "  %6s %5s %9s %9s %7s %9s %7s %10s %7s\n", "socket", "tier", "rd_GB/s",
+		"wr_GB/s", "bw_run", "rd_lat_ns", "lat_run", "rmt_lat_ns", "rmt_run");
 	for (s = 0; s < r->nr_sockets; s++) {
 		for (t = 0; t < EMBM_UNC_RDRAM; t++) {
 			const struct embm_unc_tier_result *tr = &r->tier[s][t];
+			const struct embm_unc_tier_result *rmt = &r->tier[s][EMBM_UNC_RDRAM];
+			bool dram = t == EMBM_UNC_DRAM;
 
 			fprintf(f, "  %6d %5s", r->socket_id[s], embm_unc_tier_name(t));
-			print_figure(f, tr->rd_gbps, " %9.2f");
-			print_figure(f, tr->wr_gbps, " %9.2f");
-			print_figure(f, tr->lat_ns, " %9.1f");
-			fprintf(f, t == EMBM_UNC_DRAM ? "" : " %10s", "-");
-			if (t == EMBM_UNC_DRAM) {
-				if (r->tier[s][EMBM_UNC_RDRAM].lat_ns < 0)
-					fprintf(f, " %10s", "-");
-				else
-					fprintf(f, " %10.1f", r->tier[s][EMBM_UNC_RDRAM].lat_ns);
-			}
-			fprintf(f, " %7.0f%%\n", tr->running * 100);
+			print_figure(f, tr->rd_gbps, " %9.2f", 9);
+			print_figure(f, tr->wr_gbps, " %9.2f", 9);
+			print_figure(f, tr->running * 100, " %6.0f%%", 7);
+			print_figure(f, tr->lat_ns, " %9.1f", 9);
+			print_figure(f, tr->lat_running * 100, " %6.0f%%", 7);
+			print_figure(f, dram ? rmt->lat_ns : -1, " %10.1f", 10);
+			print_figure(f, dram ? rmt->lat_running * 100 : -1, " %6.0f%%", 7);
+			fprintf(f, "\n");
 		}
 	}
 }
@@ -521,22 +521,25 @@ void embm_unc_close(struct embm_unc_session *u)
 	u->nr = 0;
 }
 
-/* Keep the first reason some figures are unavailable: it says what kind. */
-static void note(struct embm_unc_session *u, const char *fmt, ...)
+/* Keep the first reason (of those since @buf was cleared): it says what kind. */
+static void note(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (*u->note)
+	if (*buf)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(u->note, sizeof(u->note), fmt, ap);
+	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 }
 
+#define NOTE(u, ...)	note((u)->note, sizeof((u)->note), __VA_ARGS__)
+
 /*
- * Open one group of @ev (its @nr events) on @pmu's @cpu, for socket @s.
- * A group perf refuses is kept closed: its figures are unavailable, the
- * note says why, and the others stand.
+ * Open one group of the model's events @e.. (@nr of them) on @pmu's @cpu,
+ * for socket @s, disabled until embm_unc_enable().  A group perf refuses
+ * is kept closed (its figures are unavailable and the note says why);
+ * the others stand.
  */
 static void unc_open_group(struct embm_unc_session *u, int e, int nr,
 			   const struct embm_unc_pmu *pmu, int cpu, int s)
@@ -555,6 +558,7 @@ static void unc_open_group(struct embm_unc_session *u, int e, int nr,
 			.size = sizeof(attr),
 			.type = pmu->type,
 			.config = ev[k].config,
+			.disabled = !k,
 			.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
 				       PERF_FORMAT_TOTAL_TIME_RUNNING,
 		};
@@ -562,7 +566,7 @@ static void unc_open_group(struct embm_unc_session *u, int e, int nr,
 		c->fd[k] = syscall(SYS_perf_event_open, &attr, -1, cpu, k ? c->fd[0] : -1,
 				   PERF_FLAG_FD_CLOEXEC);
 		if (c->fd[k] < 0) {
-			note(u, "cannot count %.64s on %.64s, CPU %d: %s", ev[k].name, pmu->name,
+			NOTE(u, "cannot count %.64s on %.64s, CPU %d: %s", ev[k].name, pmu->name,
 			     cpu, strerror(errno));
 			for (k--; k >= 0; k--) {
 				close(c->fd[k]);
@@ -605,55 +609,73 @@ static int group_size(const struct embm_unc_model *m, int e)
 }
 
 /*
- * Visit every group of @u's model on every box and die: with @open, open
- * them; otherwise count the sockets and the fds they need.
+ * Raise the soft limit of open files as perf does: a 2-socket server has
+ * hundreds of boxes.  Say so if the hard limit is too low.
  */
-static int unc_each(struct embm_unc_session *u, const struct embm_unc_sys *sys, bool open,
-		    int *fds)
-{
-	const struct embm_unc_model *m = u->model;
-	struct embm_unc_pmu *pmus;
-	int e, n, b, k, s, pkg, groups = 0;
-
-	for (e = 0; e < m->nr_events; e += n) {
-		n = group_size(m, e);
-		k = embm_unc_find(sys->evsrc, m->events[e].unit, &pmus);
-		for (b = 0; b < k; b++) {
-			for (int i = 0; i < pmus[b].nr_cpus; i++) {
-				pkg = embm_unc_socket_of(sys->cpus, pmus[b].cpus[i]);
-				s = pkg < 0 ? -1 : socket_index(u, pkg);
-				if (s < 0) {
-					note(u, "cannot tell the socket of %.64s's CPU %d: %s",
-					     pmus[b].name, pmus[b].cpus[i], pkg < 0 ?
-					     "no physical_package_id" : "too many sockets");
-					continue;
-				}
-				if (open)
-					unc_open_group(u, e, n, &pmus[b], pmus[b].cpus[i], s);
-				*fds += n;
-				groups++;
-			}
-		}
-		free(pmus);
-	}
-	return groups;
-}
-
-/* Raise the soft limit of open files as perf does: a 2-socket server has thousands of boxes. */
-static void unc_nofile(int fds)
+static void unc_nofile(struct embm_unc_session *u, int fds)
 {
 	struct rlimit rl;
+	rlim_t want = (rlim_t)fds + 64;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur >= (rlim_t)fds + 64)
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
 		return;
 	rl.rlim_cur = rl.rlim_max;
-	setrlimit(RLIMIT_NOFILE, &rl);
+	if (setrlimit(RLIMIT_NOFILE, &rl) || (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want))
+		NOTE(u, "%d uncore events need more open files than RLIMIT_NOFILE's %llu", fds,
+		     (unsigned long long)rl.rlim_max);
 }
 
 const struct embm_unc_sys embm_unc_system = {
 	.evsrc = EMBM_UNC_SYSFS, .cpus = EMBM_UNC_CPUS, .cpuinfo = "/proc/cpuinfo",
 };
+
+/*
+ * The PMUs of each group's unit (@pmus[e], @nr_pmus[e] for a group that
+ * starts at @e), with the socket of each CPU in their cpumasks (-1: none);
+ * @u's sockets, in package order.  One scan of sysfs: what opens is what
+ * was counted here.  Return: how many groups to open, and in @fds their
+ * events.
+ */
+static int unc_plan(struct embm_unc_session *u, const struct embm_unc_sys *sys,
+		    struct embm_unc_pmu **pmus, int *nr_pmus, int *fds)
+{
+	const struct embm_unc_model *m = u->model;
+	int e, n, b, i, pkg, groups = 0;
+
+	for (e = 0; e < m->nr_events; e += n) {
+		n = group_size(m, e);
+		nr_pmus[e] = embm_unc_find(sys->evsrc, m->events[e].unit, &pmus[e]);
+		for (b = 0; b < nr_pmus[e]; b++) {
+			struct embm_unc_pmu *p = &pmus[e][b];
+
+			for (i = 0; i < p->nr_cpus; i++) {
+				pkg = embm_unc_socket_of(sys->cpus, p->cpus[i]);
+				if (pkg < 0 || socket_index(u, pkg) < 0) {
+					NOTE(u, "cannot tell the socket of %.64s's CPU %d: %s",
+					     p->name, p->cpus[i], pkg < 0 ?
+					     "no physical_package_id" : "too many sockets");
+					p->pkgs[i] = -1;
+					continue;
+				}
+				p->pkgs[i] = pkg;
+				*fds += n;
+				groups++;
+			}
+		}
+	}
+	qsort(u->socket_id, u->nr_sockets, sizeof(int), cmp_int);
+	return groups;
+}
+
+/* Fail the open: @u says why and holds nothing. */
+static int unc_fail(struct embm_unc_session *u)
+{
+	embm_unc_close(u);
+	u->model = NULL;
+	if (!*u->why)
+		snprintf(u->why, sizeof(u->why), "no uncore event could be opened");
+	return -1;
+}
 
 /**
  * embm_unc_open() - open the model's uncore events on every socket
@@ -663,15 +685,18 @@ const struct embm_unc_sys embm_unc_system = {
  * Counting events, each group once per box and per CPU of the box's
  * cpumask, a perf group per box for each latency: perf's rules for
  * CPU-wide events apply (perf_event_paranoid, CAP_PERFMON).  A group perf
- * refuses costs its own figures only (@u->note says which and why).
+ * refuses costs its own figures only (@u->note says which and why).  They
+ * count from embm_unc_enable() on.
  *
  * Return: 0, or -1 with @u->why saying why there is no bandwidth at all.
  */
 int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 {
+	struct embm_unc_pmu *pmus[EMBM_UNC_MAX_EVENTS] = { };
+	int nr_pmus[EMBM_UNC_MAX_EVENTS] = { };
 	const struct embm_unc_model *m;
-	struct embm_unc_pmu *pmus;
-	int e, fds = 0, groups, found = 0, opened = 0;
+	struct embm_unc_pmu *p;
+	int e, b, i, fds = 0, groups, found = 0, opened = 0;
 
 	memset(u, 0, sizeof(*u));
 	/* A model known to have no table says so, PMUs or not (AMD has no uncore_cha). */
@@ -682,8 +707,8 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 	}
 	for (e = 0; e < 3; e++) {
 		found += embm_unc_find(sys->evsrc, e == 0 ? "cha" : e == 1 ? "imc" : "cxlcm",
-				       &pmus);
-		free(pmus);
+				       &p);
+		free(p);
 	}
 	if (!found) {
 		snprintf(u->why, sizeof(u->why),
@@ -697,38 +722,58 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 		return -1;
 	}
 	u->model = m;
-	/* First the sockets, in package order, and the fds needed. */
-	groups = unc_each(u, sys, false, &fds);
-	qsort(u->socket_id, u->nr_sockets, sizeof(int), cmp_int);
+	groups = unc_plan(u, sys, pmus, nr_pmus, &fds);
 	if (!groups) {
 		snprintf(u->why, sizeof(u->why),
 			 "the uncore PMUs in %.64s list no CPU of a known socket%s%.128s",
 			 sys->evsrc, *u->note ? ": " : "", u->note);
-		u->model = NULL;
-		return -1;
+		goto out;
 	}
-	unc_nofile(fds);
+	unc_nofile(u, fds);
 	u->c = calloc(groups, sizeof(*u->c));
 	if (!u->c) {
 		snprintf(u->why, sizeof(u->why), "out of memory");
-		u->model = NULL;
-		return -1;
+		goto out;
 	}
-	*u->note = 0;
-	fds = 0;
-	unc_each(u, sys, true, &fds);
-	for (e = 0; e < u->nr; e++)
-		opened += u->c[e].fd[0] >= 0;
-	if (!opened) {
+	for (e = 0; e < m->nr_events; e += group_size(m, e)) {
+		for (b = 0; b < nr_pmus[e]; b++) {
+			p = &pmus[e][b];
+			for (i = 0; i < p->nr_cpus && u->nr < groups; i++)
+				if (p->pkgs[i] >= 0)
+					unc_open_group(u, e, group_size(m, e), p, p->cpus[i],
+						       socket_index(u, p->pkgs[i]));
+		}
+	}
+	for (i = 0; i < u->nr; i++)
+		opened += u->c[i].fd[0] >= 0;
+	if (!opened)
 		snprintf(u->why, sizeof(u->why), "%s", u->note);
+out:
+	for (e = 0; e < EMBM_UNC_MAX_EVENTS; e++)
+		free(pmus[e]);
+	if (!opened) {
 		*u->note = 0;
-		embm_unc_close(u);
-		u->model = NULL;
-		return -1;
+		return unc_fail(u);
 	}
+	return 0;
+}
+
+/**
+ * embm_unc_enable() - start counting
+ * @u: a session embm_unc_open() opened
+ *
+ * Every group at once, as close as may be to the start of what is
+ * measured: embm-run calls it right before the command may exec.
+ */
+void embm_unc_enable(struct embm_unc_session *u)
+{
+	int i;
+
+	for (i = 0; i < u->nr; i++)
+		if (u->c[i].fd[0] >= 0)
+			ioctl(u->c[i].fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 	u->t0 = now();
 	u->t_last = u->t0;
-	return 0;
 }
 
 /**
@@ -736,10 +781,10 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
  * @u:          a session embm_unc_open() opened
  * @r:          its figures
  * @since_last: over the time since the last read (live views), rather
- *		than since the open
+ *		than since embm_unc_enable()
  *
- * A group that cannot be read counts as never having run; the note says
- * why.
+ * A group that cannot be read counts as never having run;
+ * @u->read_note says why, until the next read.
  *
  * Return: 0, or -1 if @u has no events.
  */
@@ -755,6 +800,7 @@ int embm_unc_read(struct embm_unc_session *u, struct embm_unc_result *r, bool si
 	d = calloc(u->nr, sizeof(*d));
 	if (!d)
 		return -1;
+	*u->read_note = 0;
 	u->seconds = t - (since_last ? u->t_last : u->t0);
 	u->t_last = t;
 	for (i = 0; i < u->nr; i++) {
@@ -769,7 +815,7 @@ int embm_unc_read(struct embm_unc_session *u, struct embm_unc_result *r, bool si
 			continue;
 		errno = 0;
 		if (read(c->fd[0], v, want) != want || v[0] != (uint64_t)c->last.nr) {
-			note(u, "cannot read %.64s on CPU %d: %s",
+			note(u->read_note, sizeof(u->read_note), "cannot read %.64s on CPU %d: %s",
 			     u->model->events[c->last.event].name, c->cpu,
 			     strerror(errno ? errno : EIO));
 			continue;
@@ -792,9 +838,17 @@ int embm_unc_read(struct embm_unc_session *u, struct embm_unc_result *r, bool si
 static void json_figure(FILE *f, const char *name, double v)
 {
 	if (v < 0)
-		fprintf(f, "\"%s\": null", name);
+		fprintf(f, ", \"%s\": null", name);
 	else
-		fprintf(f, "\"%s\": %.3f", name, v);
+		fprintf(f, ", \"%s\": %.3f", name, v);
+}
+
+/* What could not be counted, at the open and at the last read: "" if all. */
+static const char *unc_notes(const struct embm_unc_session *u, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", u->note, *u->note && *u->read_note ? "; " : "",
+		 u->read_note);
+	return buf;
 }
 
 /**
@@ -808,6 +862,7 @@ static void json_figure(FILE *f, const char *name, double v)
 void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct embm_unc_result *r,
 		     bool json)
 {
+	char notes[sizeof(u->note) + sizeof(u->read_note) + 2];
 	int s, t;
 
 	if (!u->model) {
@@ -819,35 +874,37 @@ void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct emb
 		embm_json_str(f, u->why);
 		return;
 	}
+	unc_notes(u, notes, sizeof(notes));
 	if (!json) {
 		embm_unc_print(f, u->model, r);
-		if (*u->note)
-			fprintf(f, "  some figures unavailable: %s\n", u->note);
+		if (*notes)
+			fprintf(f, "  some figures unavailable: %s\n", notes);
 		return;
 	}
 	fprintf(f, ",\n \"bandwidth\": {\"model\": ");
 	embm_json_str(f, u->model->name);
 	fprintf(f, ", \"seconds\": %.3f, \"note\": ", u->seconds);
-	if (*u->note)
-		embm_json_str(f, u->note);
+	if (*notes)
+		embm_json_str(f, notes);
 	else
 		fprintf(f, "null");
 	fprintf(f, ", \"sockets\": [");
 	for (s = 0; s < r->nr_sockets; s++) {
 		for (t = 0; t < EMBM_UNC_RDRAM; t++) {
 			const struct embm_unc_tier_result *tr = &r->tier[s][t];
+			const struct embm_unc_tier_result *rmt = &r->tier[s][EMBM_UNC_RDRAM];
+			bool dram = t == EMBM_UNC_DRAM;
 
-			fprintf(f, "%s\n  {\"socket\": %d, \"tier\": \"%s\", ", s || t ? "," : "",
+			fprintf(f, "%s\n  {\"socket\": %d, \"tier\": \"%s\"", s || t ? "," : "",
 				r->socket_id[s], embm_unc_tier_name(t));
 			json_figure(f, "rd_gbps", tr->rd_gbps);
-			fprintf(f, ", ");
 			json_figure(f, "wr_gbps", tr->wr_gbps);
-			fprintf(f, ", ");
+			json_figure(f, "running", tr->running);
 			json_figure(f, "rd_lat_ns", tr->lat_ns);
-			fprintf(f, ", ");
-			json_figure(f, "rmt_lat_ns", t == EMBM_UNC_DRAM ?
-				    r->tier[s][EMBM_UNC_RDRAM].lat_ns : -1);
-			fprintf(f, ", \"running\": %.3f}", tr->running);
+			json_figure(f, "lat_running", tr->lat_running);
+			json_figure(f, "rmt_lat_ns", dram ? rmt->lat_ns : -1);
+			json_figure(f, "rmt_lat_running", dram ? rmt->lat_running : -1);
+			fprintf(f, "}");
 		}
 	}
 	fprintf(f, " ]}, \"bandwidth_unavailable\": null");

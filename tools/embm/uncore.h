@@ -57,7 +57,8 @@ enum embm_unc_role {
  * @bytes:  bytes a count stands for (read and write roles).
  * @group:  0: counted alone; n > 0: counted in one perf group, on each box,
  *	    with the events of the same unit and @group that follow it in
- *	    the table (the first is the leader).
+ *	    the table (the first is the leader): a latency's occupancy,
+ *	    inserts and clock, or up to EMBM_UNC_GROUP_MAX counts summed.
  */
 struct embm_unc_event {
 	const char *unit;
@@ -82,6 +83,7 @@ struct embm_unc_pmu {
 	char name[256];
 	int type;
 	int cpus[EMBM_UNC_MAX_DIES];
+	int pkgs[EMBM_UNC_MAX_DIES];	/* their sockets, filled by embm_unc_open() */
 	int nr_cpus;
 };
 
@@ -101,7 +103,8 @@ struct embm_unc_count {
 /* One socket's figures per tier; a figure < 0 is unavailable. */
 struct embm_unc_tier_result {
 	double rd_gbps, wr_gbps, lat_ns;
-	double running;		/* least time running / enabled of its events */
+	double running;		/* least time running / enabled of its bandwidth events */
+	double lat_running;	/* time running / enabled of its latency groups */
 };
 
 struct embm_unc_result {
@@ -126,9 +129,9 @@ struct embm_unc_counter {
 };
 
 /*
- * The uncore events of a session: opened before the command runs, read
- * for each report.  @why says why there are none; @note, what could not
- * be counted when the rest could.
+ * The uncore events of a session: opened and enabled before the command
+ * runs, read for each report.  @why says why there are none; @note and
+ * @read_note, what could not be counted when the rest could.
  */
 struct embm_unc_session {
 	const struct embm_unc_model *model;
@@ -138,12 +141,14 @@ struct embm_unc_session {
 	int nr;
 	double t0, t_last, seconds;
 	char why[256];
-	char note[256];
+	char note[256];		/* at the open */
+	char read_note[256];	/* at the last read */
 };
 
 extern const struct embm_unc_sys embm_unc_system;
 
 int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys);
+void embm_unc_enable(struct embm_unc_session *u);
 int embm_unc_read(struct embm_unc_session *u, struct embm_unc_result *r, bool since_last);
 void embm_unc_close(struct embm_unc_session *u);
 void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct embm_unc_result *r,

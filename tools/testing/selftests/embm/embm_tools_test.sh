@@ -193,8 +193,7 @@ else
 		 [ \$(grep -c bandwidth '$tmp/bw') = 1 ] && grep -qF '$na' '$tmp/run.json' &&
 		 [ \$(grep -c '$un' '$tmp/bwi') = \$(grep -c '^session' '$tmp/bwi') ] &&
 		 [ \$(grep -c '$un' '$tmp/bwi') -ge 2 ] &&
-		 [ \$(grep -c '$un' '$tmp/bws') = 2 ] &&
-		 [ \$(grep -c '^bandwidth: from the next refresh on' '$tmp/bws') = 1 ]"
+		 [ \$(grep -c '$un' '$tmp/bws') = 3 ] && ! grep -q 'next refresh' '$tmp/bws'"
 fi
 
 ktap_finished

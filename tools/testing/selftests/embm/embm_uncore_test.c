@@ -88,13 +88,29 @@ static bool near3(double want, double got)
 
 #define NEAR(want, got)	EXPECT_TRUE(near3(want, got))
 
+/* The groups of @m, as embm_unc_open() makes them: a latency's events are one. */
+static int groups_of(const struct embm_unc_model *m, int *first, int *size)
+{
+	int e, n, g = 0;
+
+	for (e = 0; e < m->nr_events; e += n, g++) {
+		for (n = 1; m->events[e].group && e + n < m->nr_events && n < EMBM_UNC_GROUP_MAX &&
+		     m->events[e + n].group == m->events[e].group &&
+		     !strcmp(m->events[e + n].unit, m->events[e].unit); n++)
+			;
+		first[g] = e;
+		size[g] = n;
+	}
+	return g;
+}
+
 /* perfmon's EventCode, UMask and UMaskExt as the Linux uncore PMU takes them */
 #define PERFMON(event, umask, ext)	((event) | (umask) << 8 | (uint64_t)(ext) << 32)
 
 /*
- * Each supported model has a table whose encodings are perfmon's
- * (intel/perfmon @6dadedf3, as checked for embm); the others say why they
- * have none.
+ * Each supported model has a table whose encodings are those typed here
+ * a second time from perfmon (intel/perfmon @6dadedf3) and PCM, and whose
+ * groups are what the arithmetic needs; the others say why they have none.
  */
 TEST(models_and_encodings)
 {
@@ -202,9 +218,13 @@ TEST(models_and_encodings)
 			EXPECT_EQ(enc[i].config, m->events[e].config)
 				TH_LOG("%s: %s", m->name, enc[i].name);
 	}
-	/* Every table: known units, groups of a latency each, within the limits. */
+	/*
+	 * Every table: known units; a latency is one group of its
+	 * occupancy first (counter 0), inserts and clock, all of one tier;
+	 * other groups only sum bytes.  Three latencies a model.
+	 */
 	for (const struct embm_unc_model *t = spr; t; t = t == spr ? emr : t == emr ? gnr : NULL) {
-		int occ = 0, ins = 0, clk = 0;
+		int first[EMBM_UNC_MAX_EVENTS], size[EMBM_UNC_MAX_EVENTS], g, n, lats = 0;
 
 		EXPECT_GE(EMBM_UNC_MAX_EVENTS, t->nr_events);
 		for (e = 0; e < t->nr_events; e++) {
@@ -212,16 +232,31 @@ TEST(models_and_encodings)
 
 			EXPECT_TRUE(!strcmp(ev->unit, "cha") || !strcmp(ev->unit, "imc") ||
 				    !strcmp(ev->unit, "cxlcm") || !strcmp(ev->unit, "cxldp"));
-			occ += ev->role == EMBM_UNC_OCC;
-			ins += ev->role == EMBM_UNC_INS || ev->role == EMBM_UNC_RD_INS;
-			clk += ev->role == EMBM_UNC_CLK;
-			/* A latency's events are grouped, occupancy first (counter 0). */
-			if (ev->role == EMBM_UNC_OCC || ev->role == EMBM_UNC_CLK)
-				EXPECT_NE(0, ev->group) TH_LOG("%s: %s", t->name, ev->name);
 		}
-		EXPECT_EQ(3, occ) TH_LOG("%s", t->name);
-		EXPECT_EQ(occ, clk);
-		EXPECT_LE(occ, ins);
+		n = groups_of(t, first, size);
+		for (g = 0; g < n; g++) {
+			const struct embm_unc_event *ev = &t->events[first[g]];
+			int occ = 0, ins = 0, clk = 0, k;
+
+			for (k = 0; k < size[g]; k++) {
+				occ += ev[k].role == EMBM_UNC_OCC;
+				ins += ev[k].role == EMBM_UNC_INS || ev[k].role == EMBM_UNC_RD_INS;
+				clk += ev[k].role == EMBM_UNC_CLK;
+				EXPECT_EQ(ev[0].tier, ev[k].tier) TH_LOG("%s", ev[k].name);
+			}
+			if (!occ && !clk) {
+				EXPECT_TRUE(ins == 0 || ev[0].role == EMBM_UNC_RD_INS);
+				continue;
+			}
+			lats++;
+			EXPECT_EQ(3, size[g]) TH_LOG("%s: %s", t->name, ev[0].name);
+			EXPECT_EQ(EMBM_UNC_OCC, ev[0].role) TH_LOG("%s: %s", t->name, ev[0].name);
+			EXPECT_EQ(1, occ);
+			EXPECT_EQ(1, ins);
+			EXPECT_EQ(1, clk);
+			EXPECT_STREQ("cha", ev[0].unit);
+		}
+		EXPECT_EQ(3, lats) TH_LOG("%s", t->name);
 	}
 	/* /proc/cpuinfo's format */
 	fd = mkstemp(path);
@@ -337,51 +372,41 @@ TEST(open_says_why_not)
 	rm_rf(cpus);
 }
 
-/* The groups of @m, as embm_unc_open() makes them: a latency's events are one. */
-static int groups_of(const struct embm_unc_model *m, int *first, int *size)
-{
-	int e, n, g = 0;
-
-	for (e = 0; e < m->nr_events; e += n, g++) {
-		for (n = 1; m->events[e].group && e + n < m->nr_events &&
-		     m->events[e + n].group == m->events[e].group &&
-		     !strcmp(m->events[e + n].unit, m->events[e].unit); n++)
-			;
-		first[g] = e;
-		size[g] = n;
-	}
-	return g;
-}
-
 /*
  * A 2-socket Sapphire Rapids with one CXL expander on socket 0, 2 s of
  * known counts: 4 IMCs and 2 CHAs a socket, one CXLCM.  Per box: a
- * count, whether only socket 0 has it (the expander's traffic), whether
- * its group ran half its time (multiplexed).
+ * count (@box1 for the second CHA, if not 0), whether only socket 0 has
+ * it (the expander's traffic), whether its group ran half its time
+ * (multiplexed).
  */
 static const struct known {
 	const char *name;
-	uint64_t value;
+	uint64_t value, box1;
 	bool socket0, half;
 } known[] = {
 	{ "UNC_M_CAS_COUNT.RD", 500000000 },		/* 2e9 a socket: 64 GB/s */
 	{ "UNC_M_CAS_COUNT.WR", 250000000 },		/* 32 GB/s */
 	{ "UNC_CHA_CLOCKTICKS", 4000000000ULL },	/* 2 GHz */
-	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_LOCAL_DDR", 1000000000 },
-	{ "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_LOCAL_DDR", 120000000000ULL }, /* 120 cycles: 60 ns */
+	/*
+	 * Local DDR: CHA 0 has 0.3 inserts a ns and 100 ns (30 in the TOR),
+	 * CHA 1 0.1 a ns and 300 ns (30 too): Little's law over the socket,
+	 * 60 / 0.4 = 150 ns, not the mean of the two (200).
+	 */
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_LOCAL_DDR", 600000000, 200000000 },
+	{ "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_LOCAL_DDR", 120000000000ULL },
 	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_REMOTE_DDR", 100000000 },
 	{ "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_REMOTE_DDR", 26000000000ULL }, /* 130 ns */
 	/* 5e8 CXL reads a socket x 64 B / 2 s = 16 GB/s; the inserts of a latency too */
-	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 50000000, true, true },
-	{ "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 50000000, true },
-	{ "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 50000000, true },
-	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_ACC", 50000000, true },
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 50000000, 0, true, true },
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS_RFO_CXL_ACC", 50000000, 0, true },
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS_LLCPREFRFO_CXL_ACC", 50000000, 0, true },
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_PREF_CXL_ACC", 50000000, 0, true },
 	/* in half the time: 5e7 inserts, 1000 cycles each at 2 GHz: 500 ns */
-	{ "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 50000000000ULL, true, true },
-	{ "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 400000000, true }, /* x 32 B: 6.4 GB/s */
+	{ "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 50000000000ULL, 0, true, true },
+	{ "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA", 400000000, 0, true }, /* x 32 B: 6.4 GB/s */
 };
 
-static void fill(const struct embm_unc_model *m, struct embm_unc_count *c)
+static void fill(const struct embm_unc_model *m, struct embm_unc_count *c, int box)
 {
 	c->enabled = 2000000000;
 	c->running = c->enabled;
@@ -392,7 +417,7 @@ static void fill(const struct embm_unc_model *m, struct embm_unc_count *c)
 		for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
 			if (strcmp(ev->name, known[i].name) || (known[i].socket0 && c->socket))
 				continue;
-			c->value[k] = known[i].value;
+			c->value[k] = box && known[i].box1 ? known[i].box1 : known[i].value;
 			if (known[i].half)
 				c->running = c->enabled / 2;
 		}
@@ -423,7 +448,7 @@ TEST(two_socket_spr_with_one_expander)
 
 			for (b = 0; b < boxes; b++, n++) {
 				counts[n] = (struct embm_unc_count){ first[g], size[g], s };
-				fill(m, &counts[n]);
+				fill(m, &counts[n], b);
 			}
 		}
 	}
@@ -431,13 +456,16 @@ TEST(two_socket_spr_with_one_expander)
 	ASSERT_EQ(2, r.nr_sockets);
 	NEAR(64.0, r.tier[0][EMBM_UNC_DRAM].rd_gbps);
 	NEAR(32.0, r.tier[0][EMBM_UNC_DRAM].wr_gbps);
-	NEAR(60.0, r.tier[0][EMBM_UNC_DRAM].lat_ns);
+	NEAR(150.0, r.tier[0][EMBM_UNC_DRAM].lat_ns);
 	NEAR(130.0, r.tier[0][EMBM_UNC_RDRAM].lat_ns);
 	NEAR(16.0, r.tier[0][EMBM_UNC_CXL].rd_gbps);
 	NEAR(6.4, r.tier[0][EMBM_UNC_CXL].wr_gbps);
 	NEAR(500.0, r.tier[0][EMBM_UNC_CXL].lat_ns);
 	EXPECT_EQ(0.5, r.tier[0][EMBM_UNC_CXL].running);
+	EXPECT_EQ(0.5, r.tier[0][EMBM_UNC_CXL].lat_running);
 	EXPECT_EQ(1.0, r.tier[0][EMBM_UNC_DRAM].running);
+	EXPECT_EQ(1.0, r.tier[0][EMBM_UNC_DRAM].lat_running);
+	EXPECT_EQ(-1, r.tier[0][EMBM_UNC_RDRAM].running);	/* no bandwidth events */
 	/* No expander on socket 1: no CXL traffic, no latency to give. */
 	EXPECT_EQ(0, r.tier[1][EMBM_UNC_CXL].rd_gbps);
 	EXPECT_EQ(-1, r.tier[1][EMBM_UNC_CXL].lat_ns);
@@ -453,8 +481,9 @@ TEST(two_socket_spr_with_one_expander)
 
 	/*
 	 * A CHA whose CXL latency group never ran (multiplexed out): the
-	 * other CHA's stands for the socket.  An IMC whose CAS read count
-	 * never ran makes the socket's DRAM reads unavailable, not less.
+	 * other CHA's stands for the socket, and the share is half what it
+	 * was.  An IMC whose CAS read count never ran makes the socket's
+	 * DRAM reads unavailable, not less.
 	 */
 	for (g = 0; g < n; g++) {
 		const struct embm_unc_event *ev = &m->events[counts[g].event];
@@ -474,6 +503,7 @@ TEST(two_socket_spr_with_one_expander)
 	}
 	embm_unc_compute(m, 2, counts, n, &r);
 	NEAR(500.0, r.tier[0][EMBM_UNC_CXL].lat_ns);
+	EXPECT_EQ(0.25, r.tier[0][EMBM_UNC_CXL].lat_running);
 	EXPECT_EQ(0, r.tier[0][EMBM_UNC_CXL].running);
 	EXPECT_EQ(-1, r.tier[0][EMBM_UNC_CXL].rd_gbps);
 	EXPECT_EQ(-1, r.tier[0][EMBM_UNC_DRAM].rd_gbps);
@@ -482,34 +512,86 @@ TEST(two_socket_spr_with_one_expander)
 }
 
 /*
- * Granite Rapids, 1 s: DRAM reads from both schedulers' CAS counts; CXL
- * reads and writes at the CXL ports.
+ * Granite Rapids, 1 s, a count of its own for each event: DRAM reads from
+ * both schedulers' CAS counts; CXL reads and writes at the CXL ports.
  */
+static const struct known gnr_known[] = {
+	{ "UNC_M_CAS_COUNT_SCH0.RD", 1000000 },
+	{ "UNC_M_CAS_COUNT_SCH1.RD", 2000000 },		/* 3e6 x 64 B: 0.192 GB/s */
+	{ "UNC_M_CAS_COUNT_SCH0.WR", 3000000 },
+	{ "UNC_M_CAS_COUNT_SCH1.WR", 4000000 },		/* 7e6 x 64 B: 0.448 GB/s */
+	{ "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA", 5000000 },	/* 0.32 GB/s */
+	{ "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 6000000 },	/* 0.384 GB/s */
+	{ "UNC_CHA_CLOCKTICKS", 2000000000 },			/* 2 GHz */
+	/* 1e7 inserts in 1 s, 0.5, 1 and 3 in the TOR: 50, 100 and 300 ns */
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_LOCAL_DDR", 10000000 },
+	{ "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_LOCAL_DDR", 1000000000 },
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_REMOTE_DDR", 10000000 },
+	{ "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_REMOTE_DDR", 2000000000 },
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 10000000 },
+	{ "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 6000000000ULL },
+};
+
 TEST(granite_rapids_known_counts)
 {
 	const struct embm_unc_model *m = embm_unc_model("GenuineIntel", 6, 0xad);
 	struct embm_unc_count counts[EMBM_UNC_MAX_EVENTS];
 	int first[EMBM_UNC_MAX_EVENTS], size[EMBM_UNC_MAX_EVENTS];
 	struct embm_unc_result r;
-	int g, n = groups_of(m, first, size);
+	int g, k, n = groups_of(m, first, size);
 
 	for (g = 0; g < n; g++) {
 		counts[g] = (struct embm_unc_count){ first[g], size[g], 0, 1000000000, 1000000000 };
-		for (int k = 0; k < size[g]; k++)
-			counts[g].value[k] = 1000000;
+		for (k = 0; k < size[g]; k++) {
+			const char *name = m->events[first[g] + k].name;
+			size_t i;
+
+			for (i = 0; i < ARRAY_SIZE(gnr_known); i++)
+				if (!strcmp(name, gnr_known[i].name))
+					break;
+			ASSERT_GT(ARRAY_SIZE(gnr_known), i) TH_LOG("no count for %s", name);
+			counts[g].value[k] = gnr_known[i].value;
+		}
 	}
 	embm_unc_compute(m, 1, counts, n, &r);
-	NEAR(0.128, r.tier[0][EMBM_UNC_DRAM].rd_gbps);	/* 2 x 1e6 x 64 B in 1 s */
-	NEAR(0.128, r.tier[0][EMBM_UNC_DRAM].wr_gbps);
-	NEAR(0.064, r.tier[0][EMBM_UNC_CXL].rd_gbps);
-	NEAR(0.064, r.tier[0][EMBM_UNC_CXL].wr_gbps);
-	/* 1e6 cycles x requests / 1e6 requests = 1 cycle at 1 MHz: 1000 ns */
-	NEAR(1000.0, r.tier[0][EMBM_UNC_DRAM].lat_ns);
-	NEAR(1000.0, r.tier[0][EMBM_UNC_CXL].lat_ns);
+	NEAR(0.192, r.tier[0][EMBM_UNC_DRAM].rd_gbps);
+	NEAR(0.448, r.tier[0][EMBM_UNC_DRAM].wr_gbps);
+	NEAR(0.32, r.tier[0][EMBM_UNC_CXL].rd_gbps);
+	NEAR(0.384, r.tier[0][EMBM_UNC_CXL].wr_gbps);
+	NEAR(50.0, r.tier[0][EMBM_UNC_DRAM].lat_ns);
+	NEAR(100.0, r.tier[0][EMBM_UNC_RDRAM].lat_ns);
+	NEAR(300.0, r.tier[0][EMBM_UNC_CXL].lat_ns);
 }
 
 /* A small JSON checker: value := object | array | string | number | literal. */
 static const char *json_value(const char *p);
+
+/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const char *json_number(const char *p)
+{
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		p += strspn(p, "0123456789");
+	else
+		return NULL;
+	if (*p == '.') {
+		if (!strspn(p + 1, "0123456789"))
+			return NULL;
+		p += 1 + strspn(p + 1, "0123456789");
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!strspn(p, "0123456789"))
+			return NULL;
+		p += strspn(p, "0123456789");
+	}
+	return p;
+}
 
 static const char *json_ws(const char *p)
 {
@@ -557,8 +639,6 @@ static const char *json_list(const char *p, char close, bool members)
 
 static const char *json_value(const char *p)
 {
-	char *end;
-
 	p = json_ws(p);
 	if (*p == '{')
 		return json_list(p, '}', true);
@@ -570,8 +650,7 @@ static const char *json_value(const char *p)
 		return p + 4;
 	if (!strncmp(p, "false", 5))
 		return p + 5;
-	strtod(p, &end);
-	return end > p ? end : NULL;
+	return json_number(p);
 }
 
 /* The members embm_unc_report() writes, in an object: valid JSON, or why not. */
@@ -596,8 +675,10 @@ static bool report_is_json(const struct embm_unc_session *u, const struct embm_u
  * CPUs put in packages 0 and 1.  CPU-wide cpu-clock counts 1e9 a second
  * wherever it runs: as bytes, 1 GB/s a box; as occupancy, inserts and
  * clock of one group, a latency of 1 ns.  A dummy event counts 0.  The
- * CXLCM is on socket 1 only; the CXLDP's PMU type is refused, which costs
- * the CXL writes only.  The soft limit of open files is raised as needed.
+ * CXLCM is on socket 1 only; the CXLDP's PMU type is refused, and so is
+ * the second event of a group (a config no software event has), which
+ * closes its first again: that costs the CXL writes only.  The soft limit
+ * of open files is raised as needed, and every fd is closed at the end.
  */
 static const struct embm_unc_event soft_events[] = {
 	{ "imc", "cpu-clock as reads", PERF_COUNT_SW_CPU_CLOCK, EMBM_UNC_DRAM, EMBM_UNC_RD, 1 },
@@ -615,7 +696,23 @@ static const struct embm_unc_event soft_events[] = {
 	{ "cxlcm", "cpu-clock as CXL reads", PERF_COUNT_SW_CPU_CLOCK, EMBM_UNC_CXL, EMBM_UNC_RD,
 	  2 },
 	{ "cxldp", "refused as CXL writes", 0, EMBM_UNC_CXL, EMBM_UNC_WR, 64 },
+	{ "cha", "cpu-clock as CXL writes", PERF_COUNT_SW_CPU_CLOCK, EMBM_UNC_CXL, EMBM_UNC_WR,
+	  1, 3 },
+	{ "cha", "a refused sibling", 1000, EMBM_UNC_CXL, EMBM_UNC_WR, 1, 3 },
 };
+
+/* The fds this process has open. */
+static int open_fds(void)
+{
+	char path[64];
+	int n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
 
 static const struct embm_unc_model soft_model = {
 	"software events", soft_events, ARRAY_SIZE(soft_events), NULL
@@ -630,7 +727,7 @@ TEST(open_read_close_on_software_events)
 	struct embm_unc_result r;
 	struct rlimit rl, low;
 	char *text = NULL;
-	int pass;
+	int pass, fds;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || access("/sys/devices/system/cpu/cpu1", F_OK))
 		SKIP(return, "needs CPUs 0 and 1 online");
@@ -648,12 +745,16 @@ TEST(open_read_close_on_software_events)
 	low.rlim_cur = 16;	/* fewer than the 23 events and the fds open */
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &low));
 
+	fds = open_fds();
 	ASSERT_EQ(0, embm_unc_open(&u, &sys)) TH_LOG("%s", u.why);
 	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &low));
 	EXPECT_EQ(rl.rlim_max, low.rlim_cur);
 	EXPECT_EQ(2, u.nr_sockets);
-	/* (2 IMCs x 2 events + 2 CHA groups) x 2 CPUs + 1 CXLCM + 2 CXLDP */
-	EXPECT_EQ(15, u.nr);
+	/* (2 IMCs x 2 events + 3 CHA groups) x 2 CPUs + 1 CXLCM + 2 CXLDP */
+	EXPECT_EQ(17, u.nr);
+	/* open: (2 x 2 + 3 + 3) x 2 + 1; the refused ones and their groups closed */
+	EXPECT_EQ(fds + 21, open_fds());
+	embm_unc_enable(&u);
 	EXPECT_NE(NULL, strstr(u.note, "cannot count refused as CXL writes on uncore_cxldp_0"))
 		TH_LOG("%s", u.note);
 	for (pass = 0; pass < 2; pass++) {
@@ -672,6 +773,7 @@ TEST(open_read_close_on_software_events)
 			EXPECT_EQ(0, d->wr_gbps);
 			EXPECT_TRUE(near(1.0, d->lat_ns, 0.02)) TH_LOG("%d: %g", s, d->lat_ns);
 			EXPECT_EQ(1.0, d->running);
+			EXPECT_EQ(1.0, d->lat_running);
 			EXPECT_EQ(-1, r.tier[s][EMBM_UNC_RDRAM].lat_ns);
 			/* the CXLCM's reads on socket 1; no inserts, no latency */
 			EXPECT_TRUE(s ? near(2.0, c->rd_gbps, 0.02) : c->rd_gbps == 0)
@@ -688,6 +790,7 @@ TEST(open_read_close_on_software_events)
 	free(text);
 	embm_unc_close(&u);
 	EXPECT_EQ(NULL, u.c);
+	EXPECT_EQ(fds, open_fds());
 	EXPECT_EQ(0, embm_unc_read(&u, &r, false) + 1);	/* closed: -1 */
 
 	/* Unavailable, as JSON: the reason escaped. */
