@@ -117,9 +117,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* A live view shows the uncore over each interval; one refresh has none. */
-	if (!once && count != 1 && !embm_unc_open(&uncore, &embm_unc_system))
+	if (!once && (count < 0 || count > 1) && !embm_unc_open(&uncore, &embm_unc_system))
 		embm_unc_enable(&uncore);
-	else if (!once && count == 1)
+	else if (!once && count >= 0 && count <= 1)
 		snprintf(uncore.why, sizeof(uncore.why),
 			 "one refresh has no interval to count over");
 

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -566,8 +567,10 @@ static void unc_open_group(struct embm_unc_session *u, int e, int nr,
 		c->fd[k] = syscall(SYS_perf_event_open, &attr, -1, cpu, k ? c->fd[0] : -1,
 				   PERF_FLAG_FD_CLOEXEC);
 		if (c->fd[k] < 0) {
-			NOTE(u, "cannot count %.64s on %.64s, CPU %d: %s", ev[k].name, pmu->name,
-			     cpu, strerror(errno));
+			/* @why: perf's first refusal, the reason if all are refused */
+			note(u->why, sizeof(u->why), "cannot count %.64s on %.64s, CPU %d: %s",
+			     ev[k].name, pmu->name, cpu, strerror(errno));
+			NOTE(u, "%s", u->why);
 			for (k--; k >= 0; k--) {
 				close(c->fd[k]);
 				c->fd[k] = -1;
@@ -746,8 +749,8 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 	}
 	for (i = 0; i < u->nr; i++)
 		opened += u->c[i].fd[0] >= 0;
-	if (!opened)
-		snprintf(u->why, sizeof(u->why), "%s", u->note);
+	if (opened)
+		*u->why = 0;
 out:
 	for (e = 0; e < EMBM_UNC_MAX_EVENTS; e++)
 		free(pmus[e]);
@@ -837,7 +840,7 @@ int embm_unc_read(struct embm_unc_session *u, struct embm_unc_result *r, bool si
 
 static void json_figure(FILE *f, const char *name, double v)
 {
-	if (v < 0)
+	if (v < 0 || !isfinite(v))
 		fprintf(f, ", \"%s\": null", name);
 	else
 		fprintf(f, ", \"%s\": %.3f", name, v);

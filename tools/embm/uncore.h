@@ -11,9 +11,10 @@
  * /sys/devices/system/cpu/cpuN/topology/physical_package_id.  Counts are
  * taken as rates while they ran (value / time running), which scales
  * them for multiplexing.  The latency is Little's law over the CHAs' TOR:
- * occupancy / inserts, in CHA clock cycles, with the occupancy, the
- * inserts and the CHA clock counted as one perf group, so that all three
- * cover the same time.
+ * the mean number of reads in it (occupancy / CHA clock ticks) over the
+ * reads entering it a ns (inserts / time running), with the occupancy,
+ * the inserts and the CHA clock counted as one perf group, so that all
+ * three cover the same time.
  */
 #ifndef __EMBM_TOOLS_UNCORE_H
 #define __EMBM_TOOLS_UNCORE_H

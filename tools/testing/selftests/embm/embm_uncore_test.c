@@ -361,6 +361,8 @@ TEST(open_says_why_not)
 	EXPECT_EQ(-1, embm_unc_open(&u, &sys));
 	EXPECT_NE(NULL, strstr(u.why, "no physical_package_id")) TH_LOG("%s", u.why);
 	cpu_in(cpus, 0, "0");
+	/* perf's refusal is the reason, not a CPU of unknown socket before it */
+	pmu(root, "uncore_cxlcm_0", "2000000002", "7");
 	EXPECT_EQ(-1, embm_unc_open(&u, &sys));
 	EXPECT_NE(NULL, strstr(u.why, "cannot count UNC_M_CAS_COUNT.RD on uncore_imc_0, CPU 0"))
 		TH_LOG("%s", u.why);
@@ -754,13 +756,20 @@ TEST(open_read_close_on_software_events)
 	EXPECT_EQ(17, u.nr);
 	/* open: (2 x 2 + 3 + 3) x 2 + 1; the refused ones and their groups closed */
 	EXPECT_EQ(fds + 21, open_fds());
+	/* Nothing counts before embm_unc_enable(). */
+	nanosleep(&tenth, NULL);
+	ASSERT_EQ(0, embm_unc_read(&u, &r, false));
+	EXPECT_EQ(-1, r.tier[0][EMBM_UNC_DRAM].rd_gbps);
+	EXPECT_EQ(0, r.tier[0][EMBM_UNC_DRAM].running);
 	embm_unc_enable(&u);
 	EXPECT_NE(NULL, strstr(u.note, "cannot count refused as CXL writes on uncore_cxldp_0"))
 		TH_LOG("%s", u.note);
 	for (pass = 0; pass < 2; pass++) {
 		nanosleep(&tenth, NULL);
-		/* the whole time, then the time since */
+		/* the whole time, then the time since; a read's note is its own */
+		snprintf(u.read_note, sizeof(u.read_note), "an earlier read's");
 		ASSERT_EQ(0, embm_unc_read(&u, &r, pass));
+		EXPECT_STREQ("", u.read_note);
 		EXPECT_TRUE(near(0.1, u.seconds, 0.5)) TH_LOG("%g s", u.seconds);
 		ASSERT_EQ(2, r.nr_sockets);
 		EXPECT_EQ(0, r.socket_id[0]);
