@@ -6,6 +6,9 @@
 #define __MM_EMBM_DIRECT_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
 
 struct embm_direct_seen {
 	u64 phys[8];
@@ -100,9 +103,142 @@ static void embm_direct_overflow_test(struct kunit *test)
 	embm_direct_free(dq);
 }
 
+/* A handler call from a hard IRQ: an hrtimer's callback. */
+struct embm_direct_irq {
+	struct hrtimer timer;
+	struct perf_event *event;
+	struct perf_sample_data *data;
+	bool in_task;
+	struct completion done;
+};
+
+static enum hrtimer_restart embm_direct_irq_fn(struct hrtimer *timer)
+{
+	struct embm_direct_irq *irq = container_of(timer, struct embm_direct_irq, timer);
+
+	irq->in_task = in_task();
+	embm_direct_overflow(irq->event, irq->data, NULL);
+	complete(&irq->done);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * A sample taken outside task context is not queued (the queue has one
+ * writer, the faulting task) but counted lost, once.
+ */
+static void embm_direct_not_in_task_test(struct kunit *test)
+{
+	struct embm_direct *dq = embm_direct_alloc(8, 0);
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	struct embm_direct_irq irq = { .event = event, .in_task = true };
+	struct perf_sample_data data = { };
+	struct embm_direct_seen seen = { };
+
+	KUNIT_ASSERT_NOT_NULL(test, dq);
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	event->overflow_handler_context = embm_direct_context(dq, 1);
+	perf_sample_data_init(&data, 0, 1);
+	irq.data = &data;
+	init_completion(&irq.done);
+	hrtimer_init(&irq.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	irq.timer.function = embm_direct_irq_fn;
+	hrtimer_start(&irq.timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
+	KUNIT_ASSERT_NE(test, 0UL, wait_for_completion_timeout(&irq.done, 10 * HZ));
+	hrtimer_cancel(&irq.timer);
+	KUNIT_EXPECT_FALSE(test, irq.in_task);
+	KUNIT_EXPECT_EQ(test, 0U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_direct_lost(dq));
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_lost(dq));
+	embm_direct_free(dq);
+}
+
+#define EMBM_DIRECT_STRESS	200000
+
+/* The writer of the stress test: every sample once, in order, retried when full. */
+struct embm_direct_writer {
+	struct embm_direct *dq;
+	u64 full;		/* pushes refused */
+	struct completion done;
+};
+
+static int embm_direct_writer_fn(void *arg)
+{
+	struct embm_direct_writer *w = arg;
+	unsigned long flags;
+	u64 i;
+	bool ok;
+
+	for (i = 0; i < EMBM_DIRECT_STRESS; i++) {
+		for (;;) {
+			local_irq_save(flags);	/* as perf_swevent_event() calls it */
+			ok = embm_direct_push(w->dq, PFN_PHYS(i + 1), i % EMBM_MAX_EVENTS);
+			local_irq_restore(flags);
+			if (ok)
+				break;
+			w->full++;
+			cond_resched();
+		}
+	}
+	complete(&w->done);
+	return 0;
+}
+
+struct embm_direct_check {
+	u64 next, bad;
+};
+
+static void embm_direct_check_fn(u64 phys, int kind, void *arg)
+{
+	struct embm_direct_check *c = arg;
+
+	if (phys != PFN_PHYS(c->next + 1) || kind != c->next % EMBM_MAX_EVENTS)
+		c->bad++;
+	c->next++;
+}
+
+/*
+ * One writer on one CPU, this reader on another, as the page faults and
+ * ksamplingd are: a small queue that fills often, read while written.
+ * Every sample arrives once, whole and in order; each refused push is
+ * counted lost.
+ */
+static void embm_direct_concurrent_test(struct kunit *test)
+{
+	struct embm_direct_writer w = { .dq = embm_direct_alloc(64, 0) };
+	struct embm_direct_check c = { };
+	struct task_struct *t;
+	int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+
+	KUNIT_ASSERT_NOT_NULL(test, w.dq);
+	init_completion(&w.done);
+	t = kthread_create(embm_direct_writer_fn, &w, "embm-kunit-writer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	if (cpu < nr_cpu_ids)
+		kthread_bind(t, cpu);
+	wake_up_process(t);
+	while (!completion_done(&w.done)) {
+		embm_direct_read(w.dq, embm_direct_check_fn, &c);
+		cond_resched();
+	}
+	wait_for_completion(&w.done);
+	embm_direct_read(w.dq, embm_direct_check_fn, &c);
+	KUNIT_EXPECT_EQ(test, (u64)EMBM_DIRECT_STRESS, c.next);
+	KUNIT_EXPECT_EQ(test, 0ULL, c.bad);
+	KUNIT_EXPECT_EQ(test, w.full, embm_direct_lost(w.dq));
+	if (cpu < nr_cpu_ids)
+		kunit_info(test, "writer bound to CPU %d: %llu pushes refused (queue full)",
+			   cpu, w.full);
+	else
+		kunit_info(test, "one CPU, writer and reader take turns: %llu pushes refused",
+			   w.full);
+	embm_direct_free(w.dq);
+}
+
 static struct kunit_case embm_direct_test_cases[] = {
 	KUNIT_CASE(embm_direct_queue_test),
 	KUNIT_CASE(embm_direct_overflow_test),
+	KUNIT_CASE(embm_direct_not_in_task_test),
+	KUNIT_CASE(embm_direct_concurrent_test),
 	{}
 };
 
