@@ -339,6 +339,23 @@ struct unc_sums {
 	double least;		/* least share of time a bandwidth event ran */
 };
 
+/* Add @bps, read or written, to @t; a box's event that never ran loses the figure. */
+static void unc_bytes(struct unc_sums *t, bool write, double bps, double ratio, bool ran)
+{
+	if (write) {
+		t->wr += bps;
+		t->has_wr = true;
+		t->lost_wr |= !ran;
+	} else {
+		t->rd += bps;
+		t->has_rd = true;
+		t->lost_rd |= !ran;
+	}
+	t->any_bw = true;
+	if (ratio < t->least)
+		t->least = ratio;
+}
+
 /*
  * Add one group's counts to @sums[tier]: each count as its rate while it
  * ran (value / time running), which is the multiplexing scale and its own
@@ -360,27 +377,10 @@ static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count 
 		struct unc_sums *t = &sums[ev->tier];
 		double rate = ran ? c->value[k] / (c->running / 1e9) : 0;
 
-		switch (ev->role) {
-		case EMBM_UNC_RD:
-		case EMBM_UNC_RD_INS:
-			t->rd += rate * ev->bytes;
-			t->has_rd = true;
-			t->lost_rd |= !ran;
-			break;
-		case EMBM_UNC_WR:
-			t->wr += rate * ev->bytes;
-			t->has_wr = true;
-			t->lost_wr |= !ran;
-			break;
-		default:
-			break;
-		}
-		if (ev->role == EMBM_UNC_RD || ev->role == EMBM_UNC_RD_INS ||
-		    ev->role == EMBM_UNC_WR) {
-			t->any_bw = true;
-			if (ratio < t->least)
-				t->least = ratio;
-		}
+		if (ev->role == EMBM_UNC_RD || ev->role == EMBM_UNC_RD_INS)
+			unc_bytes(t, false, rate * ev->bytes, ratio, ran);
+		else if (ev->role == EMBM_UNC_WR)
+			unc_bytes(t, true, rate * ev->bytes, ratio, ran);
 		if (ev->role == EMBM_UNC_INS || ev->role == EMBM_UNC_RD_INS) {
 			ins = c->value[k];
 			nr_ins++;
@@ -599,8 +599,16 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-/* The events of the group that starts at @e: it and those of its unit and group after it. */
-static int group_size(const struct embm_unc_model *m, int e)
+/**
+ * embm_unc_group_size() - the events of one perf group of a model
+ * @m: the model
+ * @e: the group's first event
+ *
+ * Return: how many events, from @e, embm_unc_open() opens as one group:
+ * @e and those of its unit and group that follow it, at most
+ * EMBM_UNC_GROUP_MAX; 1 for an event counted alone.
+ */
+int embm_unc_group_size(const struct embm_unc_model *m, int e)
 {
 	const struct embm_unc_event *ev = m->events;
 	int n = 1;
@@ -632,12 +640,23 @@ const struct embm_unc_sys embm_unc_system = {
 	.evsrc = EMBM_UNC_SYSFS, .cpus = EMBM_UNC_CPUS, .cpuinfo = "/proc/cpuinfo",
 };
 
+/* The first group of @e's unit: it owns the unit's list of PMUs. */
+static int unc_first_of_unit(const struct embm_unc_model *m, int e)
+{
+	int f;
+
+	for (f = 0; f < e; f += embm_unc_group_size(m, f))
+		if (!strcmp(m->events[f].unit, m->events[e].unit))
+			return f;
+	return e;
+}
+
 /*
  * The PMUs of each group's unit (@pmus[e], @nr_pmus[e] for a group that
- * starts at @e), with the socket of each CPU in their cpumasks (-1: none);
- * @u's sockets, in package order.  One scan of sysfs: what opens is what
- * was counted here.  Return: how many groups to open, and in @fds their
- * events.
+ * starts at @e; the unit's first group owns them), with the socket of each
+ * CPU in their cpumasks (-1: none); @u's sockets, in package order.  One
+ * scan of sysfs a unit: what opens is what was counted here.  Return: how
+ * many groups to open, and in @fds their events.
  */
 static int unc_plan(struct embm_unc_session *u, const struct embm_unc_sys *sys,
 		    struct embm_unc_pmu **pmus, int *nr_pmus, int *fds)
@@ -646,7 +665,21 @@ static int unc_plan(struct embm_unc_session *u, const struct embm_unc_sys *sys,
 	int e, n, b, i, pkg, groups = 0;
 
 	for (e = 0; e < m->nr_events; e += n) {
-		n = group_size(m, e);
+		int first = unc_first_of_unit(m, e);
+
+		n = embm_unc_group_size(m, e);
+		if (first < e) {
+			/* The unit's PMUs and sockets are known: count its groups. */
+			pmus[e] = pmus[first];
+			nr_pmus[e] = nr_pmus[first];
+			for (b = 0; b < nr_pmus[e]; b++)
+				for (i = 0; i < pmus[e][b].nr_cpus; i++)
+					if (pmus[e][b].pkgs[i] >= 0) {
+						*fds += n;
+						groups++;
+					}
+			continue;
+		}
 		nr_pmus[e] = embm_unc_find(sys->evsrc, m->events[e].unit, &pmus[e]);
 		for (b = 0; b < nr_pmus[e]; b++) {
 			struct embm_unc_pmu *p = &pmus[e][b];
@@ -699,7 +732,7 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 	int nr_pmus[EMBM_UNC_MAX_EVENTS] = { };
 	const struct embm_unc_model *m;
 	struct embm_unc_pmu *p;
-	int e, b, i, fds = 0, groups, found = 0, opened = 0;
+	int e, n, b, i, fds = 0, groups, found = 0, opened = 0;
 
 	memset(u, 0, sizeof(*u));
 	/* A model known to have no table says so, PMUs or not (AMD has no uncore_cha). */
@@ -738,12 +771,13 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 		snprintf(u->why, sizeof(u->why), "out of memory");
 		goto out;
 	}
-	for (e = 0; e < m->nr_events; e += group_size(m, e)) {
+	for (e = 0; e < m->nr_events; e += n) {
+		n = embm_unc_group_size(m, e);
 		for (b = 0; b < nr_pmus[e]; b++) {
 			p = &pmus[e][b];
 			for (i = 0; i < p->nr_cpus && u->nr < groups; i++)
 				if (p->pkgs[i] >= 0)
-					unc_open_group(u, e, group_size(m, e), p, p->cpus[i],
+					unc_open_group(u, e, n, p, p->cpus[i],
 						       socket_index(u, p->pkgs[i]));
 		}
 	}
@@ -752,8 +786,9 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 	if (opened)
 		*u->why = 0;
 out:
-	for (e = 0; e < EMBM_UNC_MAX_EVENTS; e++)
-		free(pmus[e]);
+	for (e = 0; e < m->nr_events; e += embm_unc_group_size(m, e))
+		if (unc_first_of_unit(m, e) == e)
+			free(pmus[e]);
 	if (!opened) {
 		*u->note = 0;
 		return unc_fail(u);

@@ -158,6 +158,7 @@ void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct emb
 const struct embm_unc_model *embm_unc_model(const char *vendor, int family, int model);
 const struct embm_unc_model *embm_unc_model_cpuinfo(const char *path);
 int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu **pmus);
+int embm_unc_group_size(const struct embm_unc_model *m, int e);
 int embm_unc_socket_of(const char *cpus, int cpu);
 void embm_unc_compute(const struct embm_unc_model *m, int nr_sockets,
 		      const struct embm_unc_count *counts, int nr, struct embm_unc_result *r);

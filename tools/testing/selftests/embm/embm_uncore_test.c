@@ -91,15 +91,11 @@ static bool near3(double want, double got)
 /* The groups of @m, as embm_unc_open() makes them: a latency's events are one. */
 static int groups_of(const struct embm_unc_model *m, int *first, int *size)
 {
-	int e, n, g = 0;
+	int e, g = 0;
 
-	for (e = 0; e < m->nr_events; e += n, g++) {
-		for (n = 1; m->events[e].group && e + n < m->nr_events && n < EMBM_UNC_GROUP_MAX &&
-		     m->events[e + n].group == m->events[e].group &&
-		     !strcmp(m->events[e + n].unit, m->events[e].unit); n++)
-			;
+	for (e = 0; e < m->nr_events; e += size[g++]) {
 		first[g] = e;
-		size[g] = n;
+		size[g] = embm_unc_group_size(m, e);
 	}
 	return g;
 }
