@@ -38,6 +38,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/cred.h>
+#include <linux/irq_work_types.h>
 #include <linux/embm.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
@@ -210,15 +211,27 @@ enum embm_tier {
  * @loads:	loads among the others.
  * @stores:	stores among the others (an op may be both; the rest are
  *		unknown).
- * @accesses:	estimated accesses of the others: the sum of the samples'
- *		periods, not yet scaled for multiplexing.
+ *
+ * The figures above count samples.  Those below are estimates: each sample
+ * stands for its period (the period in force when it was taken) times the
+ * base pages it covers (struct embm_sample.pages), so that samples taken
+ * while the adaptive period was low do not outweigh the others.
+ *
+ * @accesses:	estimated accesses of the samples not served by a cache,
+ *		not yet scaled for multiplexing.
  * @kind_accesses: @accesses by event kind, to scale each by its own
  *		enabled/running ratio (embm_stats_node_accesses()).
- * @lat_samples: samples served by memory with a latency.
- * @lat_sum:	their latencies' sum, in cycles.
- * @lat_hist:	latency histogram, bucket i counts [2^i, 2^(i+1)) cycles.
- * @pages:	linear-counting bitmap of the pfns seen; NULL when it could
- *		not be allocated.
+ * @kind_mem:	likewise of the samples served by memory: the node shares
+ *		of a source with share_mem.
+ * @lat_samples: samples served by memory with a latency (a count).
+ * @lat_weight:	their estimated accesses.
+ * @lat_sum:	their latencies times their periods, in cycles.
+ * @lat_hist:	latency histogram of estimated accesses, bucket i for
+ *		[2^i, 2^(i+1)) cycles.
+ * @pages:	linear-counting bitmap of the base pages seen; NULL when it
+ *		could not be allocated.
+ * @page_samples: base pages the samples covered, repeats counted: the
+ *		distinct pages are at most this.
  * @cxl:	of @samples, those whose physical address lies in a CXL
  *		window: each sample classified by its own address, so that
  *		a node holding DRAM and CXL memory shows how much is which.
@@ -233,10 +246,13 @@ struct embm_node_stats {
 	u64 stores;
 	u64 accesses;
 	u64 kind_accesses[EMBM_MAX_EVENTS];
+	u64 kind_mem[EMBM_MAX_EVENTS];
 	u64 lat_samples;
+	u64 lat_weight;
 	u64 lat_sum;
 	u64 lat_hist[EMBM_LAT_BUCKETS];
 	unsigned long *pages;
+	u64 page_samples;
 	u64 cxl;
 	bool present;
 };
@@ -277,6 +293,10 @@ struct embm_window {
  * @by_count:	its samples carry no period (software events): its accesses
  *		are calibrated to @count (embm_stats_node_accesses()).
  * @weight:	the sum of its samples' periods when @count was read.
+ * @lost:	its samples lost (a full buffer or queue), as far as known.
+ * @lost_weight: the events they stood for: each the period in force when
+ *		its loss was read.  Calibration leaves them out: where they
+ *		landed is not known.
  */
 struct embm_kind_stats {
 	const char *name;
@@ -286,6 +306,8 @@ struct embm_kind_stats {
 	bool lead;
 	bool by_count;
 	u64 weight;
+	u64 lost;
+	u64 lost_weight;
 };
 
 struct embm_hot;
@@ -300,7 +322,8 @@ struct embm_hot;
  *		no memory then gets its first sample.
  * @cpu_node:	the node of each possible CPU, at start.
  * @node:	per memory node.
- * @matrix:	samples by CPU node (row) x memory node (column).
+ * @matrix:	estimated accesses (as @node's) by CPU node (row) x memory
+ *		node (column).
  * @hot:	hot pages.
  * @samples:	every sample added.
  * @no_phys:	samples without a physical address.
@@ -352,11 +375,15 @@ void embm_stats_classify_nodes(struct embm_stats *st);
 const char *embm_tier_name(enum embm_tier tier);
 void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		    int kind, enum embm_op op, bool latency_only);
+u64 embm_stats_scale(u64 est, const struct embm_kind_stats *ks);
 u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
 			     const struct embm_kind_stats *kinds, int nr_kinds);
 void embm_stats_kind_weights(struct embm_stats *st, u64 *weight, int nr_kinds);
-u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem);
-u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem);
+u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem,
+			  const struct embm_kind_stats *kinds, int nr_kinds);
+u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem,
+			   const struct embm_kind_stats *kinds, int nr_kinds);
+u64 embm_stats_lat_mean(const struct embm_node_stats *ns);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);
 u64 embm_stats_device(const struct embm_stats *st);
@@ -367,13 +394,17 @@ int embm_stats_node_order(const struct embm_stats *st, int study, int *order);
 /**
  * struct embm_hot_page - one entry of the hot-page table
  * @pfn:	the page.
- * @count:	its count, an overestimate by at most @error.
+ * @count:	its count (estimated accesses), an overestimate by at most
+ *		@error.
  * @error:	the count of the entry it replaced.
+ * @samples:	samples of the page since it took its entry: exact, and
+ *		at least 2 only for a page sampled more than once.
  */
 struct embm_hot_page {
 	u64 pfn;
 	u64 count;
 	u64 error;
+	u64 samples;
 };
 
 struct embm_hot *embm_hot_alloc(unsigned int capacity);
@@ -396,37 +427,46 @@ struct embm_direct_ctx {
 /**
  * struct embm_direct - the direct samples of one CPU, a single-writer queue
  * @head:	next entry to write; written by the writer only.
- * @lost:	samples dropped on a full queue; written by the writer only.
+ * @lost:	samples dropped on a full queue, by kind; written by the
+ *		writer only.
  * @tail:	next entry to read; written by the reader only.
  * @lost_read:	@lost as the reader last took it.
  * @lost_elsewhere: samples dropped because they were not taken in a task.
  * @mask:	entries - 1, a power of two - 1.
+ * @reader:	woken when the queue fills to half; NULL: nobody.
+ * @wake:	wakes @reader from the writer's context.
  * @ctx:	the handler's context for each kind.
  * @rcu:	frees the queue after a grace period, as perf frees events.
- * @ent:	physical page address | kind; 0 | kind for no address.
+ * @ent:	physical page address | mapping order | kind; 0 | kind for
+ *		no address (embm_direct.c).
  */
 struct embm_direct {
 	u64 head;
-	u64 lost;
+	u64 lost[EMBM_MAX_EVENTS];
 	u64 tail ____cacheline_aligned;
-	u64 lost_read;
-	atomic64_t lost_elsewhere;
+	u64 lost_read[EMBM_MAX_EVENTS];
+	atomic64_t lost_elsewhere[EMBM_MAX_EVENTS];
 	unsigned int mask;
+	struct task_struct *reader;
+	struct irq_work wake;
 	struct embm_direct_ctx ctx[EMBM_MAX_EVENTS];
 	struct rcu_head rcu;
 	u64 ent[];
 };
 
+/* A sample read from a queue: address, mapping order, kind, argument. */
+typedef void (*embm_direct_fn)(u64 phys, unsigned int order, int kind, void *arg);
+
 struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu);
 size_t embm_direct_bytes(const struct embm_direct *dq);
+void embm_direct_set_reader(struct embm_direct *dq, struct task_struct *reader);
 void embm_direct_free(struct embm_direct *dq);
 void *embm_direct_context(struct embm_direct *dq, int kind);
-bool embm_direct_push(struct embm_direct *dq, u64 phys, int kind);
+bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int kind);
 void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *data,
 			  struct pt_regs *regs);
-unsigned int embm_direct_read(struct embm_direct *dq,
-			      void (*fn)(u64 phys, int kind, void *arg), void *arg);
-u64 embm_direct_lost(struct embm_direct *dq);
+unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *arg);
+u64 embm_direct_lost(struct embm_direct *dq, u64 *by_kind);
 
 /* ---- sampler (embm_sampler.c) ------------------------------------------- */
 
@@ -436,8 +476,15 @@ u64 embm_direct_lost(struct embm_direct *dq);
  * @why:	why it was chosen, or why none was.
  * @period:	the current load period.
  * @store_period: the current store period.
- * @period_changes: times the adaptive period moved.
+ * @period_start: the load period the session started with.
+ * @period_max:	the largest load period in force during the session.
+ * @period_changes: times the period moved (the budget, or the knob).
  * @period_errors: period changes perf refused (the old period stayed).
+ * @period_why:	why the period last moved; "" if it never did.
+ * @sample_cost_ns: ksamplingd's CPU time per sample drained, the least
+ *		measured over a round of the budget (0: not yet measured).
+ * @budget_used: ksamplingd's CPU use as the budget last estimated it,
+ *		permille of a CPU: samples drained x @sample_cost_ns.
  * @kthread_ns:	CPU time ksamplingd used.
  * @nr_events:	events open now.
  * @ring_pages_locked: ring-buffer pages charged to the starter now.
@@ -469,8 +516,13 @@ struct embm_sampler_status {
 	char why[128];
 	u64 period;
 	u64 store_period;
+	u64 period_start;
+	u64 period_max;
 	u64 period_changes;
 	u64 period_errors;
+	char period_why[96];
+	u64 sample_cost_ns;
+	u64 budget_used;
 	u64 kthread_ns;
 	unsigned int nr_events;
 	u64 ring_pages_locked;
@@ -530,6 +582,7 @@ void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *statu
 /* ---- knobs (embm_sysfs.c) ----------------------------------------------- */
 
 void embm_knobs_get(struct embm_config *cfg);
+unsigned int embm_knobs_period_gen(void);
 
 /* ---- reports (embm_report.c) --------------------------------------------- */
 
@@ -579,9 +632,12 @@ const char *embm_state_name(enum embm_state state);
  */
 #define EMBM_REPORT_LINE	400
 
+unsigned int embm_report_fields(const struct embm_view *v);
 u64 embm_report_share_basis(const struct embm_view *v);
-void embm_report_nodes_header(struct seq_buf *sb);
+void embm_report_nodes_header(struct seq_buf *sb, unsigned int fields);
 void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u64 basis);
+void embm_report_period(struct seq_buf *sb, const struct embm_sampler_status *ss);
+u64 embm_report_lost_weight(const struct embm_sampler_status *ss);
 void embm_report_summary(const struct embm_view *v);
 
 #endif /* __MM_EMBM_H */

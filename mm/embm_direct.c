@@ -16,10 +16,17 @@
  * time.  Its readers (ksamplingd, a failing start, the stop) hold the
  * sampler's lock: one reader at a time.  Not for large PEBS, which writes
  * records without calling the overflow handler.
+ *
+ * The writer that fills a queue to half wakes its reader (once set, see
+ * embm_direct_set_reader()) through an irq_work, which may be queued
+ * from any context: a task that faults faster than the reader's timer
+ * drains loses nothing while the reader keeps up.
  */
 
 #define pr_fmt(fmt) "embm: " fmt
 
+#include <linux/bitfield.h>
+#include <linux/irq_work.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
@@ -28,9 +35,25 @@
 
 #include "embm.h"
 
-/* An entry: the page's physical address, the kind in the bits below. */
-#define EMBM_DIRECT_KIND	(PAGE_SIZE - 1)
-static_assert(EMBM_DIRECT_KIND + 1 >= EMBM_MAX_EVENTS);
+/*
+ * An entry: the page's physical address; below it, the order of the
+ * mapping's size in base pages (0 for a base page, 9 for 2 MiB on x86),
+ * then the kind.
+ */
+#define EMBM_DIRECT_KIND	GENMASK(2, 0)
+#define EMBM_DIRECT_ORDER	GENMASK(7, 3)
+static_assert(EMBM_MAX_EVENTS <= EMBM_DIRECT_KIND + 1);
+static_assert(EMBM_DIRECT_ORDER < PAGE_SIZE);
+
+/* Hard IRQ context (irq_work): wake the reader, if it may be woken. */
+static void embm_direct_wake(struct irq_work *work)
+{
+	struct embm_direct *dq = container_of(work, struct embm_direct, wake);
+	struct task_struct *reader = READ_ONCE(dq->reader);
+
+	if (reader)
+		wake_up_process(reader);
+}
 
 /**
  * embm_direct_alloc() - a queue of at least @nr_entries samples
@@ -52,6 +75,7 @@ struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu)
 	if (!dq)
 		return NULL;
 	dq->mask = n - 1;
+	init_irq_work(&dq->wake, embm_direct_wake);
 	for (k = 0; k < EMBM_MAX_EVENTS; k++) {
 		dq->ctx[k].dq = dq;
 		dq->ctx[k].kind = k;
@@ -72,20 +96,36 @@ size_t embm_direct_bytes(const struct embm_direct *dq)
 }
 
 /**
+ * embm_direct_set_reader() - who the writer wakes when the queue is half full
+ * @dq: the queue
+ * @reader: a task that may be woken at any time (kept referenced until
+ *	the queue is freed), or NULL: nobody
+ *
+ * Context: any; the caller serialises the calls for @dq.
+ */
+void embm_direct_set_reader(struct embm_direct *dq, struct task_struct *reader)
+{
+	WRITE_ONCE(dq->reader, reader);
+}
+
+/**
  * embm_direct_free() - free a queue once its events are released
  * @dq: the queue, or NULL
  *
  * perf_event_release_kernel() returns once no handler of the event or of
  * its children runs, nor can run again (perf_swevent_event() calls it
- * with IRQs off, which holds off the removal from the context).  The queue
- * is still freed after an RCU grace period, as perf frees the events.
+ * with IRQs off, which holds off the removal from the context).  A wake
+ * they queued is waited for.  The queue is still freed after an RCU grace
+ * period, as perf frees the events.
  *
  * Context: process.
  */
 void embm_direct_free(struct embm_direct *dq)
 {
-	if (dq)
-		kvfree_rcu(dq, rcu);
+	if (!dq)
+		return;
+	irq_work_sync(&dq->wake);
+	kvfree_rcu(dq, rcu);
 }
 
 /**
@@ -109,23 +149,31 @@ void *embm_direct_context(struct embm_direct *dq, int kind)
  * embm_direct_push() - queue one sample
  * @dq: the queue, written by one writer at a time
  * @phys: its physical address, or 0 for none
- * @kind: its event's kind
+ * @order: log2 of the base pages of its mapping, at most 31
+ * @kind: its event's kind, below EMBM_MAX_EVENTS
+ *
+ * The push that fills the queue to half wakes its reader.
  *
  * Context: the writer of @dq (see the top of this file); never sleeps.
  * Return: false if the queue was full (the sample is counted lost).
  */
-bool embm_direct_push(struct embm_direct *dq, u64 phys, int kind)
+bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int kind)
 {
-	u64 head = dq->head;
+	u64 head = dq->head, used;
 
 	/* Acquire: the reader is done with the entry before we reuse it. */
-	if (head - smp_load_acquire(&dq->tail) > dq->mask) {
-		WRITE_ONCE(dq->lost, dq->lost + 1);
+	used = head - smp_load_acquire(&dq->tail);
+	if (used > dq->mask) {
+		WRITE_ONCE(dq->lost[kind], dq->lost[kind] + 1);
 		return false;
 	}
-	dq->ent[head & dq->mask] = (phys & PAGE_MASK) | kind;
+	dq->ent[head & dq->mask] = (phys & PAGE_MASK) |
+		FIELD_PREP(EMBM_DIRECT_ORDER, min(order, 31U)) | kind;
 	/* Release: the entry is written before the reader sees it. */
 	smp_store_release(&dq->head, head + 1);
+	/* Fill levels rise one at a time: each rise to half is seen. */
+	if (used + 1 == (dq->mask + 1) / 2)
+		irq_work_queue(&dq->wake);
 	return true;
 }
 
@@ -147,27 +195,35 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 	struct embm_direct *dq = ctx->dq;
 	/* perf_sample_data_init() sets addr only when it is not 0. */
 	u64 virt = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0;
+	u64 phys, size;
 
 	lockdep_assert_irqs_disabled();
 	if (unlikely(!in_task())) {
-		atomic64_inc(&dq->lost_elsewhere);
+		atomic64_inc(&dq->lost_elsewhere[ctx->kind]);
 		return;
 	}
-	embm_direct_push(dq, perf_sample_phys_addr(virt), ctx->kind);
+	/*
+	 * A user page's mapping (a fault's): how many base pages it mapped.
+	 * Not a kernel address's, whose direct map may be a huge page.
+	 */
+	size = 0;
+	phys = perf_sample_phys_addr(virt, virt < TASK_SIZE ? &size : NULL);
+	embm_direct_push(dq, phys, size > PAGE_SIZE ? ilog2(size) - PAGE_SHIFT : 0,
+			 ctx->kind);
 }
 
 /**
  * embm_direct_read() - consume every queued sample
  * @dq: the queue
- * @fn: called with each sample's physical address (0: none) and kind
+ * @fn: called with each sample's physical address (0: none), the order of
+ *	its mapping's size in base pages, and its kind
  * @arg: passed to @fn
  *
  * Context: a reader of the queue, serialised with the others by the
  * sampler's lock; process or any, as @fn allows.
  * Return: the number of samples read.
  */
-unsigned int embm_direct_read(struct embm_direct *dq,
-			      void (*fn)(u64 phys, int kind, void *arg), void *arg)
+unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *arg)
 {
 	/* Acquire pairs with the writer's release of head. */
 	u64 head = smp_load_acquire(&dq->head), tail = dq->tail, e;
@@ -175,7 +231,7 @@ unsigned int embm_direct_read(struct embm_direct *dq,
 
 	for (; tail != head; tail++, n++) {
 		e = READ_ONCE(dq->ent[tail & dq->mask]);
-		fn(e & PAGE_MASK, e & EMBM_DIRECT_KIND, arg);
+		fn(e & PAGE_MASK, FIELD_GET(EMBM_DIRECT_ORDER, e), e & EMBM_DIRECT_KIND, arg);
 	}
 	/* Release: the entries are read before the writer may reuse them. */
 	smp_store_release(&dq->tail, tail);
@@ -185,17 +241,26 @@ unsigned int embm_direct_read(struct embm_direct *dq,
 /**
  * embm_direct_lost() - take the count of samples the queue dropped
  * @dq: the queue
+ * @by_kind: EMBM_MAX_EVENTS counts, each increased by the samples of
+ *	its kind dropped since the last call
  *
  * Context: a reader of the queue (see embm_direct_read()).
- * Return: the samples dropped since the last call (full queue, or taken
- * outside task context).
+ * Return: the samples dropped since the last call, of every kind (full
+ * queue, or taken outside task context).
  */
-u64 embm_direct_lost(struct embm_direct *dq)
+u64 embm_direct_lost(struct embm_direct *dq, u64 *by_kind)
 {
-	u64 full = READ_ONCE(dq->lost), n = full - dq->lost_read;
+	u64 full, n, sum = 0;
+	int k;
 
-	dq->lost_read = full;
-	return n + atomic64_xchg(&dq->lost_elsewhere, 0);
+	for (k = 0; k < EMBM_MAX_EVENTS; k++) {
+		full = READ_ONCE(dq->lost[k]);
+		n = full - dq->lost_read[k] + atomic64_xchg(&dq->lost_elsewhere[k], 0);
+		dq->lost_read[k] = full;
+		by_kind[k] += n;
+		sum += n;
+	}
+	return sum;
 }
 
 #ifdef CONFIG_EMBM_KUNIT_TEST

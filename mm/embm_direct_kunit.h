@@ -8,59 +8,79 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/hrtimer.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 
 struct embm_direct_seen {
 	u64 phys[8];
+	unsigned int order[8];
 	int kind[8];
 	unsigned int n;
 };
 
-static void embm_direct_seen_fn(u64 phys, int kind, void *arg)
+static void embm_direct_seen_fn(u64 phys, unsigned int order, int kind, void *arg)
 {
 	struct embm_direct_seen *seen = arg;
 
 	if (seen->n < ARRAY_SIZE(seen->phys)) {
 		seen->phys[seen->n] = phys;
+		seen->order[seen->n] = order;
 		seen->kind[seen->n] = kind;
 	}
 	seen->n++;
 }
 
+/* The samples a queue dropped, all kinds, and those of @kind. */
+static u64 embm_direct_kunit_lost(struct embm_direct *dq, int kind, u64 *of_kind)
+{
+	u64 by_kind[EMBM_MAX_EVENTS] = {}, sum;
+
+	sum = embm_direct_lost(dq, by_kind);
+	*of_kind = by_kind[kind];
+	return sum;
+}
+
 /*
- * In order, page and kind kept apart, across the end of the queue; a full
- * queue drops and counts, and takes samples again once read.
+ * In order, page, mapping order and kind kept apart, across the end of the
+ * queue; a full queue drops and counts by kind, and takes samples again
+ * once read.
  */
 static void embm_direct_queue_test(struct kunit *test)
 {
 	struct embm_direct *dq = embm_direct_alloc(3, 0);
 	struct embm_direct_seen seen = { };
 	int i, round;
+	u64 of_kind;
 
 	KUNIT_ASSERT_NOT_NULL(test, dq);
 	KUNIT_EXPECT_EQ(test, 3U, dq->mask);	/* 3 rounded up to 4 */
 	KUNIT_EXPECT_EQ(test, struct_size(dq, ent, 4), embm_direct_bytes(dq));
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < 4; i++)
-			KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(10 + i) + 123, i));
-		KUNIT_EXPECT_FALSE(test, embm_direct_push(dq, PFN_PHYS(99), 7));
-		KUNIT_EXPECT_EQ(test, 1ULL, embm_direct_lost(dq));
-		KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_lost(dq));
+			KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(10 + i) + 123,
+								 i * 6, i));
+		KUNIT_EXPECT_FALSE(test, embm_direct_push(dq, PFN_PHYS(99), 0, 7));
+		KUNIT_EXPECT_EQ(test, 1ULL, embm_direct_kunit_lost(dq, 7, &of_kind));
+		KUNIT_EXPECT_EQ(test, 1ULL, of_kind);
+		KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_kunit_lost(dq, 7, &of_kind));
 		seen.n = 0;
 		KUNIT_EXPECT_EQ(test, 4U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 		KUNIT_ASSERT_EQ(test, 4U, seen.n);
 		for (i = 0; i < 4; i++) {
 			KUNIT_EXPECT_EQ(test, PFN_PHYS(10 + i), seen.phys[i]);
+			KUNIT_EXPECT_EQ(test, i * 6U, seen.order[i]);
 			KUNIT_EXPECT_EQ(test, i, seen.kind[i]);
 		}
 		/* Half a queue, so that the next round wraps around its end. */
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, 0, EMBM_MAX_EVENTS - 1));
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(5), 2));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, 0, 31, EMBM_MAX_EVENTS - 1));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(5), 0, 2));
 		seen.n = 0;
 		KUNIT_EXPECT_EQ(test, 2U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 		KUNIT_EXPECT_EQ(test, 0ULL, seen.phys[0]);
+		KUNIT_EXPECT_EQ(test, 31U, seen.order[0]);
 		KUNIT_EXPECT_EQ(test, EMBM_MAX_EVENTS - 1, seen.kind[0]);
 		KUNIT_EXPECT_EQ(test, PFN_PHYS(5), seen.phys[1]);
+		KUNIT_EXPECT_EQ(test, 0U, seen.order[1]);
 	}
 	KUNIT_EXPECT_EQ(test, 0U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 	embm_direct_free(dq);
@@ -80,6 +100,7 @@ static void embm_direct_overflow_test(struct kunit *test)
 	struct perf_sample_data data = { };
 	struct embm_direct_seen seen = { };
 	struct page *page = alloc_page(GFP_KERNEL);
+	u64 of_kind;
 
 	KUNIT_ASSERT_NOT_NULL(test, dq);
 	KUNIT_ASSERT_NOT_NULL(test, event);
@@ -95,10 +116,12 @@ static void embm_direct_overflow_test(struct kunit *test)
 	local_irq_enable();
 	KUNIT_EXPECT_EQ(test, 2U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 	KUNIT_EXPECT_EQ(test, PFN_PHYS(page_to_pfn(page)), seen.phys[0]);
+	/* A kernel address: its direct map's page size is not a fault's. */
+	KUNIT_EXPECT_EQ(test, 0U, seen.order[0]);
 	KUNIT_EXPECT_EQ(test, 1, seen.kind[0]);
 	KUNIT_EXPECT_EQ(test, 0ULL, seen.phys[1]);
 	KUNIT_EXPECT_EQ(test, 0, seen.kind[1]);
-	KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_lost(dq));
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_kunit_lost(dq, 0, &of_kind));
 	__free_page(page);
 	embm_direct_free(dq);
 }
@@ -146,6 +169,7 @@ static void embm_direct_not_in_task_test(struct kunit *test)
 	struct perf_sample_data data = { };
 	struct embm_direct_seen seen = { };
 	unsigned long left;
+	u64 of_kind;
 
 	KUNIT_ASSERT_NOT_NULL(test, dq);
 	KUNIT_ASSERT_NOT_NULL(test, event);
@@ -163,8 +187,9 @@ static void embm_direct_not_in_task_test(struct kunit *test)
 	KUNIT_ASSERT_NE(test, 0UL, left);
 	KUNIT_EXPECT_FALSE(test, h.in_task);
 	KUNIT_EXPECT_EQ(test, 0U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
-	KUNIT_EXPECT_EQ(test, 1ULL, embm_direct_lost(dq));
-	KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_lost(dq));
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_direct_kunit_lost(dq, 1, &of_kind));
+	KUNIT_EXPECT_EQ(test, 1ULL, of_kind);
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_kunit_lost(dq, 1, &of_kind));
 }
 
 #define EMBM_DIRECT_STRESS	200000
@@ -186,7 +211,7 @@ static int embm_direct_writer_fn(void *arg)
 	for (i = 0; i < EMBM_DIRECT_STRESS; i++) {
 		for (;;) {
 			local_irq_save(flags);	/* as perf_swevent_event() calls it */
-			ok = embm_direct_push(w->dq, PFN_PHYS(i + 1), i % EMBM_MAX_EVENTS);
+			ok = embm_direct_push(w->dq, PFN_PHYS(i + 1), 0, i % EMBM_MAX_EVENTS);
 			local_irq_restore(flags);
 			if (ok)
 				break;
@@ -202,7 +227,7 @@ struct embm_direct_check {
 	u64 next, bad;
 };
 
-static void embm_direct_check_fn(u64 phys, int kind, void *arg)
+static void embm_direct_check_fn(u64 phys, unsigned int order, int kind, void *arg)
 {
 	struct embm_direct_check *c = arg;
 
@@ -224,6 +249,7 @@ static void embm_direct_concurrent_test(struct kunit *test)
 	struct embm_direct_writer w = { .dq = embm_direct_kunit_alloc(test, 64) };
 	struct embm_direct_check c = { };
 	struct task_struct *t;
+	u64 of_kind;
 	int cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, w.dq);
@@ -252,9 +278,72 @@ static void embm_direct_concurrent_test(struct kunit *test)
 	embm_direct_read(w.dq, embm_direct_check_fn, &c);
 	KUNIT_EXPECT_EQ(test, (u64)EMBM_DIRECT_STRESS, c.next);
 	KUNIT_EXPECT_EQ(test, 0ULL, c.bad);
-	KUNIT_EXPECT_EQ(test, w.full, embm_direct_lost(w.dq));
+	KUNIT_EXPECT_EQ(test, w.full, embm_direct_kunit_lost(w.dq, 0, &of_kind));
 	kunit_info(test, "writer on CPU %d, reader on another: %llu pushes refused (queue full)",
 		   cpu, w.full);
+}
+
+/* A reader that sleeps until it is woken once, then until it is stopped. */
+struct embm_direct_sleeper {
+	struct completion asleep;
+	struct completion woken;
+};
+
+static int embm_direct_sleeper_fn(void *arg)
+{
+	struct embm_direct_sleeper *sl = arg;
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	complete(&sl->asleep);
+	schedule();
+	complete(&sl->woken);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+/*
+ * The push that fills the queue to half wakes the reader (through an
+ * irq_work), and the pushes before it do not; without a reader set,
+ * nobody is woken.
+ */
+static void embm_direct_watermark_test(struct kunit *test)
+{
+	struct embm_direct *dq = embm_direct_kunit_alloc(test, 16);
+	struct embm_direct_seen seen = { };
+	struct embm_direct_sleeper sl;
+	struct task_struct *t;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, dq);
+	init_completion(&sl.asleep);
+	init_completion(&sl.woken);
+	t = kthread_run(embm_direct_sleeper_fn, &sl, "embm-kunit-reader");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	wait_for_completion(&sl.asleep);
+	for (i = 0; i < 8; i++) {
+		/* Half full with no reader set: no wake. */
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0));
+	}
+	irq_work_sync(&dq->wake);
+	KUNIT_EXPECT_EQ(test, 8U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+	embm_direct_set_reader(dq, t);
+	for (i = 0; i < 7; i++)
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0));
+	irq_work_sync(&dq->wake);
+	msleep(20);
+	KUNIT_EXPECT_FALSE(test, completion_done(&sl.woken));
+	KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(8), 0, 0));
+	KUNIT_EXPECT_NE(test, 0UL, wait_for_completion_timeout(&sl.woken, 10 * HZ));
+	irq_work_sync(&dq->wake);
+	embm_direct_set_reader(dq, NULL);
+	kthread_stop(t);
+	put_task_struct(t);
 }
 
 static struct kunit_case embm_direct_test_cases[] = {
@@ -262,6 +351,7 @@ static struct kunit_case embm_direct_test_cases[] = {
 	KUNIT_CASE(embm_direct_overflow_test),
 	KUNIT_CASE(embm_direct_not_in_task_test),
 	KUNIT_CASE(embm_direct_concurrent_test),
+	KUNIT_CASE(embm_direct_watermark_test),
 	{}
 };
 

@@ -2,9 +2,10 @@
 /*
  * embm: hot pages in bounded memory (space-saving)
  *
- * Metwally et al.'s space-saving algorithm: @capacity counters; a page not
- * in the table takes over the smallest counter and inherits its count as
- * its error.  Any page with more than total/capacity samples is in the
+ * Metwally et al.'s space-saving algorithm, weighted: @capacity counters;
+ * a page not in the table takes over the smallest counter and inherits its
+ * count as its error.  Each sample adds its weight, the accesses it stands
+ * for.  Any page with more than total/capacity of the weight is in the
  * table, and each count overestimates by at most its error.  The counters
  * form a min-heap (the victim is at the root) and a hash table finds a
  * page's counter: O(log capacity) a sample, no allocation after setup.
@@ -137,10 +138,10 @@ static void hot_unlink(struct embm_hot *hot, u32 e)
 }
 
 /**
- * embm_hot_add() - count @weight samples on page @pfn
+ * embm_hot_add() - count one sample of @weight accesses on page @pfn
  * @hot:    the table
  * @pfn:    the page
- * @weight: how many samples
+ * @weight: the accesses it stands for (its period), at least 1
  *
  * Context: any but NMI; one caller at a time.
  */
@@ -153,6 +154,7 @@ void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight)
 	for (e = *chain; e != EMBM_HOT_NONE; e = hot->entry[e].next) {
 		if (hot->entry[e].page.pfn == pfn) {
 			hot->entry[e].page.count += weight;
+			hot->entry[e].page.samples++;
 			hot_sift_down(hot, hot->entry[e].pos);
 			return;
 		}
@@ -166,7 +168,7 @@ void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight)
 
 		e = i;
 		hot->entry[e] = (struct embm_hot_entry){
-			.page = { .pfn = pfn, .count = weight }, .pos = i,
+			.page = { .pfn = pfn, .count = weight, .samples = 1 }, .pos = i,
 			.next = *chain,
 		};
 		*chain = e;
@@ -184,6 +186,7 @@ void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight)
 	hot_unlink(hot, e);
 	ent->page.error = ent->page.count;
 	ent->page.count += weight;
+	ent->page.samples = 1;
 	ent->page.pfn = pfn;
 	ent->next = *chain;
 	*chain = e;

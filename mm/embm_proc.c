@@ -123,13 +123,28 @@ static void embm_show_kinds(struct seq_file *m, const struct embm_sampler_status
 		const struct embm_kind_stats *ks = &ss->kind[k];
 		u64 pm = embm_running_permille(ks);
 
-		seq_printf(m, "event %s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu leader %d\n",
+		seq_printf(m, "event %s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu leader %d lost %llu lost_events %llu\n",
 			   ks->name, ks->count, div_u64(ks->enabled, NSEC_PER_MSEC),
 			   div_u64(ks->running, NSEC_PER_MSEC), pm / 10, pm % 10,
-			   st->kind_samples[k], ks->lead);
+			   st->kind_samples[k], ks->lead, ks->lost, ks->lost_weight);
 		starved += ks->running < ks->enabled;
 	}
 	seq_printf(m, "kinds_multiplexed %u\n", starved);
+}
+
+/* "source_fields loads stores ...": the nodes columns the source fills, or "-". */
+static void embm_show_fields(struct seq_file *m, unsigned int fields)
+{
+	seq_puts(m, "source_fields");
+	if (fields & EMBM_FIELD_OP)
+		seq_puts(m, " loads stores");
+	if (fields & EMBM_FIELD_LATENCY)
+		seq_puts(m, " lat_samples lat_mean_cycles");
+	if (fields & EMBM_FIELD_DATA_SRC)
+		seq_puts(m, " cache memory");
+	if (!fields)
+		seq_puts(m, " -");
+	seq_puts(m, "\n");
 }
 
 /*
@@ -176,9 +191,20 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "source_reason %s\n", ss->why);
 	seq_printf(m, "source_semantics %s\n",
 		   ss->source && ss->source->semantics ? ss->source->semantics : "-");
+	seq_printf(m, "source_blind %s\n",
+		   ss->source && ss->source->blind ? ss->source->blind : "-");
+	embm_show_fields(m, embm_report_fields(v));
+	seq_printf(m, "accesses_unit %s\n",
+		   ss->source && ss->source->unit ? ss->source->unit : "accesses");
 	seq_printf(m, "period %llu\n", ss->period);
 	seq_printf(m, "store_period %llu\n", ss->store_period);
+	seq_printf(m, "period_start %llu\n", ss->period_start);
+	seq_printf(m, "period_max %llu\n", ss->period_max);
 	seq_printf(m, "period_changes %llu\n", ss->period_changes);
+	seq_printf(m, "period_why %s\n", ss->period_why[0] ? ss->period_why : "-");
+	seq_printf(m, "cpu_budget %llu\n", v->config.cpu_budget);
+	seq_printf(m, "budget_used_permille %llu\n", ss->budget_used);
+	seq_printf(m, "sample_cost_ns %llu\n", ss->sample_cost_ns);
 	seq_printf(m, "ldlat %llu\n", v->config.ldlat);
 	seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(&ss->cpus));
 	seq_printf(m, "events %u\n", ss->nr_events);
@@ -201,6 +227,7 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "cxl_windows_dropped %u\n", st->win_over);
 	seq_printf(m, "cxl_device_samples %llu\n", embm_stats_device(st));
 	seq_printf(m, "lost %llu\n", ss->lost);
+	seq_printf(m, "lost_events %llu\n", embm_report_lost_weight(ss));
 	seq_printf(m, "throttled %llu\n", ss->throttled);
 	seq_printf(m, "unthrottled %llu\n", ss->unthrottled);
 	seq_printf(m, "bad_records %llu\n", ss->bad_records);
@@ -227,7 +254,7 @@ static int embm_nodes_show(struct seq_file *m, void *p)
 	if (err || !v)
 		return err;
 	seq_buf_init(&sb, line, sizeof(line));
-	embm_report_nodes_header(&sb);
+	embm_report_nodes_header(&sb, embm_report_fields(v));
 	seq_printf(m, "%s\n", seq_buf_str(&sb));
 	basis = embm_report_share_basis(v);
 	for (i = 0; i < n; i++) {
@@ -250,14 +277,15 @@ static int embm_latency_show(struct seq_file *m, void *p)
 	if (err || !v)
 		return err;
 	st = v->stats;
-	seq_puts(m, "node lat_samples");
+	/* Buckets of estimated accesses, as lat_accesses (struct embm_node_stats). */
+	seq_puts(m, "node lat_samples lat_accesses");
 	for (b = 0; b < EMBM_LAT_BUCKETS; b++)
 		seq_printf(m, " lt%llu", 2ULL << b);
 	seq_puts(m, "\n");
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
 
-		seq_printf(m, "%d %llu", order[i], ns->lat_samples);
+		seq_printf(m, "%d %llu %llu", order[i], ns->lat_samples, ns->lat_weight);
 		for (b = 0; b < EMBM_LAT_BUCKETS; b++)
 			seq_printf(m, " %llu", ns->lat_hist[b]);
 		seq_puts(m, "\n");
@@ -316,7 +344,7 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 		return -ENOMEM;
 	}
 	n = embm_hot_top(st->hot, top, v->config.hot_pages);
-	seq_puts(m, "rank pfn node tier count error study\n");
+	seq_puts(m, "rank pfn node tier count error samples study\n");
 	/* The node under study's pages first, then the others. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
@@ -326,10 +354,10 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 
 			if (study != !pass)
 				continue;
-			seq_printf(m, "%u %#llx %d %s %llu %llu %s\n", ++rank, top[i].pfn, nid,
-				   nid >= 0 && nid < st->nr_nodes ?
+			seq_printf(m, "%u %#llx %d %s %llu %llu %llu %s\n", ++rank, top[i].pfn,
+				   nid, nid >= 0 && nid < st->nr_nodes ?
 				   embm_tier_name(st->tier[nid]) : "?",
-				   top[i].count, top[i].error, study ? "*" : "-");
+				   top[i].count, top[i].error, top[i].samples, study ? "*" : "-");
 		}
 	}
 	kvfree(top);

@@ -47,6 +47,20 @@ static bool embm_view_share_mem(const struct embm_view *v)
 	return v->status.source && v->status.source->share_mem;
 }
 
+/**
+ * embm_report_fields() - what the samples of a view's source say
+ * @v: a view
+ *
+ * Context: any.
+ * Return: the source's EMBM_FIELD_* bits; all of them before a source was
+ * chosen (nothing is then in the table).
+ */
+unsigned int embm_report_fields(const struct embm_view *v)
+{
+	return v->status.source ? v->status.source->fields :
+		EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC;
+}
+
 /* A node's accesses, scaled for multiplexing by the view's event kinds. */
 static u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_node_stats *ns)
 {
@@ -57,23 +71,34 @@ static u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_
  * embm_report_share_basis() - what the node shares of a view are of
  * @v: a view with results; caller holds v->stats->lock
  *
- * Return: embm_stats_share_basis() with the view's source.
+ * Return: embm_stats_share_basis() with the view's source and event kinds.
  */
 u64 embm_report_share_basis(const struct embm_view *v)
 {
-	return embm_stats_share_basis(v->stats, embm_view_share_mem(v));
+	return embm_stats_share_basis(v->stats, embm_view_share_mem(v), v->status.kind,
+				      v->status.nr_kinds);
 }
 
 /**
  * embm_report_nodes_header() - the header line of the per-node table
  * @sb: where it goes
+ * @fields: embm_report_fields() of the view: the columns of what the
+ *	source cannot say are left out
  *
  * Context: any.
  */
-void embm_report_nodes_header(struct seq_buf *sb)
+void embm_report_nodes_header(struct seq_buf *sb, unsigned int fields)
 {
-	seq_buf_puts(sb, "node tier samples share_pct loads stores accesses lat_samples ");
-	seq_buf_puts(sb, "lat_mean_cycles pages study cache memory cxl_samples windows");
+	seq_buf_puts(sb, "node tier samples share_pct");
+	if (fields & EMBM_FIELD_OP)
+		seq_buf_puts(sb, " loads stores");
+	seq_buf_puts(sb, " accesses");
+	if (fields & EMBM_FIELD_LATENCY)
+		seq_buf_puts(sb, " lat_samples lat_mean_cycles");
+	seq_buf_puts(sb, " pages study");
+	if (fields & EMBM_FIELD_DATA_SRC)
+		seq_buf_puts(sb, " cache memory");
+	seq_buf_puts(sb, " cxl_samples windows");
 }
 
 /*
@@ -102,8 +127,10 @@ static void embm_report_windows(struct seq_buf *sb, const struct embm_stats *st,
  * @nid:   a node of the results
  * @basis: embm_report_share_basis() of the view, for the share column
  *
- * Fields as embm_report_nodes_header() names them; the node under study
- * is marked "*" in the study column.
+ * Fields as embm_report_nodes_header() names them for the view's source;
+ * the node under study is marked "*" in the study column.  The share and
+ * accesses are estimates that weigh each sample by its period (struct
+ * embm_node_stats).
  *
  * Context: process.
  */
@@ -111,17 +138,60 @@ void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u6
 {
 	const struct embm_stats *st = v->stats;
 	const struct embm_node_stats *ns = &st->node[nid];
-	u64 share = embm_share(embm_stats_share_part(ns, embm_view_share_mem(v)), basis);
+	unsigned int fields = embm_report_fields(v);
+	u64 share = embm_share(embm_stats_share_part(ns, embm_view_share_mem(v), v->status.kind,
+						     v->status.nr_kinds), basis);
 
-	seq_buf_printf(sb, "%d %s %llu %llu.%02llu %llu %llu %llu %llu %llu %llu %s %llu %llu",
-		       nid, embm_tier_name(st->tier[nid]), ns->samples,
-		       share / 100, share % 100, ns->loads, ns->stores,
-		       embm_view_node_accesses(v, ns), ns->lat_samples,
-		       ns->lat_samples ? div64_u64(ns->lat_sum, ns->lat_samples) : 0,
-		       embm_stats_distinct_pages(ns),
-		       nid == v->node ? "*" : "-", ns->cache, ns->mem);
+	seq_buf_printf(sb, "%d %s %llu %llu.%02llu", nid, embm_tier_name(st->tier[nid]),
+		       ns->samples, share / 100, share % 100);
+	if (fields & EMBM_FIELD_OP)
+		seq_buf_printf(sb, " %llu %llu", ns->loads, ns->stores);
+	seq_buf_printf(sb, " %llu", embm_view_node_accesses(v, ns));
+	if (fields & EMBM_FIELD_LATENCY)
+		seq_buf_printf(sb, " %llu %llu", ns->lat_samples, embm_stats_lat_mean(ns));
+	seq_buf_printf(sb, " %llu %s", embm_stats_distinct_pages(ns), nid == v->node ? "*" : "-");
+	if (fields & EMBM_FIELD_DATA_SRC)
+		seq_buf_printf(sb, " %llu %llu", ns->cache, ns->mem);
 	seq_buf_printf(sb, " %llu", ns->cxl);
 	embm_report_windows(sb, st, nid);
+}
+
+/**
+ * embm_report_period() - how the load period went, in words
+ * @sb: where it goes
+ * @ss: the sampler's status
+ *
+ * "period 16" if it never moved, else "period 1 -> 16 (max 16, 2 changes,
+ * last: WHY)".
+ *
+ * Context: any.
+ */
+void embm_report_period(struct seq_buf *sb, const struct embm_sampler_status *ss)
+{
+	if (!ss->period_changes) {
+		seq_buf_printf(sb, "period %llu", ss->period);
+		return;
+	}
+	seq_buf_printf(sb, "period %llu -> %llu (max %llu, %llu change%s, last: %s)",
+		       ss->period_start, ss->period, ss->period_max, ss->period_changes,
+		       ss->period_changes == 1 ? "" : "s", ss->period_why);
+}
+
+/**
+ * embm_report_lost_weight() - the events the lost samples stood for
+ * @ss: the sampler's status
+ *
+ * Context: any.
+ * Return: the sum over the kinds of their lost samples' periods.
+ */
+u64 embm_report_lost_weight(const struct embm_sampler_status *ss)
+{
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < ss->nr_kinds && k < EMBM_MAX_EVENTS; k++)
+		sum += ss->kind[k].lost_weight;
+	return sum;
 }
 
 /*
@@ -173,13 +243,16 @@ void embm_report_summary(const struct embm_view *v)
 		return;
 	seq_buf_init(&sb, line, sizeof(line));
 	mutex_lock(&st->lock);
-	pr_info("session %lu %s: target %d, node %d, %llu ms, source %s, period %llu\n",
+	embm_report_period(&sb, ss);
+	pr_info("session %lu %s: target %d, node %d, %llu ms, source %s, %s\n",
 		v->gen, embm_state_name(v->state), v->target_nr, v->node,
 		div_u64(v->elapsed_ns, NSEC_PER_MSEC),
-		ss->source ? ss->source->name : "-", ss->period);
-	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, on CXL device pages %llu, lost %llu, throttled %llu, ksamplingd %llu ms CPU\n",
+		ss->source ? ss->source->name : "-", seq_buf_str(&sb));
+	seq_buf_clear(&sb);
+	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, on CXL device pages %llu, lost %llu (%llu events, nodes unknown), throttled %llu, ksamplingd %llu ms CPU\n",
 		st->samples, embm_stats_attributed(st), st->cache,
-		st->no_phys + st->bad_pfn, embm_stats_device(st), ss->lost, ss->throttled,
+		st->no_phys + st->bad_pfn, embm_stats_device(st), ss->lost,
+		embm_report_lost_weight(ss), ss->throttled,
 		div_u64(ss->kthread_ns, NSEC_PER_MSEC));
 	for (i = 0; i < ss->nr_kinds; i++) {
 		const struct embm_kind_stats *ks = &ss->kind[i];
@@ -191,7 +264,7 @@ void embm_report_summary(const struct embm_view *v)
 		pr_info("event %s ran %llu.%llu%% of its enabled time, its accesses scaled up\n",
 			ks->name, pm / 10, pm % 10);
 	}
-	embm_report_nodes_header(&sb);
+	embm_report_nodes_header(&sb, embm_report_fields(v));
 	embm_report_line(&sb);
 	n = embm_stats_node_order(st, v->node, order);
 	basis = embm_report_share_basis(v);

@@ -37,6 +37,7 @@
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/cputime.h>
 #include <linux/security.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -48,7 +49,9 @@
 #include "embm.h"
 
 #define EMBM_DRAIN_MS		10	/* how often ksamplingd drains */
+#define EMBM_DRAIN_FAST_MS	1	/* ... after a ring was a quarter full */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
+#define EMBM_ADAPT_SAMPLES	64	/* samples a round needs to measure their cost */
 #define EMBM_READ_MS		1000	/* how often it reads the counts */
 #define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
@@ -129,7 +132,11 @@ struct embm_cpu {
  * @closed:	 per kind, the counts of events released so far.
  * @readings:	 room to read every event, for embm_read_kinds().
  * @nr_readings: how many it holds.
- * @read_ns:	 ksamplingd's CPU time spent reading the events.
+ * @win_samples: samples drained since the budget's last round.
+ * @win_ns:	 ksamplingd's CPU time in the drains that found samples,
+ *		 likewise.
+ * @knob_gen:	 embm_knobs_period_gen() when the period knobs were last
+ *		 taken (0: never, since the start).
  */
 struct embm_sampler {
 	struct task_struct *thread;
@@ -166,7 +173,9 @@ struct embm_sampler {
 	struct embm_kind_sum closed[EMBM_MAX_EVENTS];
 	struct embm_reading *readings;
 	unsigned int nr_readings;
-	u64 read_ns;
+	u64 win_samples;
+	u64 win_ns;
+	unsigned int knob_gen;
 };
 
 /*
@@ -385,6 +394,9 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 		if (!c->dq)
 			return -ENOMEM;
 		s->queue_bytes += embm_direct_bytes(c->dq);
+		/* Once it runs, ksamplingd may be woken (embm_sampler_start()). */
+		if (s->running)
+			embm_direct_set_reader(c->dq, s->thread);
 	}
 	if (!c->rb) {
 		err = embm_mlock_charge(&s->mlock, embm_ring_charge(s));
@@ -425,7 +437,7 @@ static void embm_enable_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 		perf_kernel_counter_enable(s->cpu[cpu].evs[i].event, true);
 }
 
-static void embm_drain_cpu(struct embm_sampler *s, int cpu);
+static u64 embm_drain_cpu(struct embm_sampler *s, int cpu);
 
 /* The descriptor of @ev, or NULL. */
 static const struct embm_event_desc *embm_ev_desc(struct embm_sampler *s,
@@ -535,7 +547,6 @@ static void __embm_publish_kinds(struct embm_sampler *s,
  */
 static void embm_read_kinds(struct embm_sampler *s, bool locked)
 {
-	u64 t0 = current->se.sum_exec_runtime;
 	u64 weight[EMBM_MAX_EVENTS];
 	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
 	unsigned int i, n = 0;
@@ -560,7 +571,6 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
 	embm_sum_readings(s->readings, n, sums);
 	/* Callers drained the buffers just before: the samples of these counts. */
 	embm_stats_kind_weights(s->st, weight, s->nr_descs);
-	s->read_ns += current->se.sum_exec_runtime - t0;
 	if (!locked)
 		mutex_lock(&s->lock);
 	__embm_publish_kinds(s, sums, weight);
@@ -685,8 +695,11 @@ struct embm_drain_direct {
 	int cpu;
 };
 
-/* A direct sample: its page, its kind, its CPU; the period in force. */
-static void embm_drain_direct(u64 phys, int kind, void *arg)
+/*
+ * A direct sample: its page, the order of its mapping's size, its kind,
+ * its CPU; the period in force.
+ */
+static void embm_drain_direct(u64 phys, unsigned int order, int kind, void *arg)
 {
 	struct embm_drain_direct *dd = arg;
 	struct embm_sampler *s = dd->s;
@@ -701,6 +714,8 @@ static void embm_drain_direct(u64 phys, int kind, void *arg)
 	d = &s->descs[kind];
 	s->status.direct_samples++;
 	sample.period = d->store ? s->status.store_period : s->status.period;
+	/* Past 4 GiB (order 20) the sums could overflow; no such page exists. */
+	sample.pages = d->maps_pages ? 1U << min(order, 20U) : 1;
 	op = d->op;
 	if (op == EMBM_OP_ANY && s->src->op_of)
 		op = s->src->op_of(&sample);
@@ -708,39 +723,80 @@ static void embm_drain_direct(u64 phys, int kind, void *arg)
 }
 
 /*
- * Read what @cpu's buffer and queue hold into the results, under their lock.
- * Caller holds s->lock (the status).
+ * Count the samples a direct queue dropped, by kind, each standing for the
+ * period in force (as a sample read now would).  Caller holds s->lock.
  */
-static void embm_drain_cpu(struct embm_sampler *s, int cpu)
+static void embm_count_direct_lost(struct embm_sampler *s, struct embm_direct *dq)
+{
+	u64 lost[EMBM_MAX_EVENTS] = {};
+	int k;
+
+	s->status.lost += embm_direct_lost(dq, lost);
+	for (k = 0; k < s->nr_descs; k++) {
+		struct embm_kind_stats *ks = &s->status.kind[k];
+
+		if (!lost[k])
+			continue;
+		ks->lost += lost[k];
+		ks->lost_weight += lost[k] * (s->descs[k].store ? s->status.store_period :
+					      s->status.period);
+	}
+}
+
+/*
+ * Read what @cpu's buffer and queue hold into the results, under their lock.
+ * Caller holds s->lock (the status).  Return: the records and samples read.
+ */
+static u64 embm_drain_cpu(struct embm_sampler *s, int cpu)
 {
 	struct embm_cpu *c = &s->cpu[cpu];
 	struct embm_drain_direct dd = { .s = s, .cpu = cpu };
+	u64 n = 0;
 	long ret;
 
 	mutex_lock(&s->st->lock);
 	ret = perf_kernel_rb_read(c->rb, embm_drain_record, s, s->scratch, EMBM_SCRATCH);
 	if (c->dq) {
-		embm_direct_read(c->dq, embm_drain_direct, &dd);
-		s->status.lost += embm_direct_lost(c->dq);
+		n += embm_direct_read(c->dq, embm_drain_direct, &dd);
+		embm_count_direct_lost(s, c->dq);
 	}
 	mutex_unlock(&s->st->lock);
 	if (ret < 0)
 		s->status.bad_records++;
+	else
+		n += ret;
+	return n;
 }
 
-static void embm_drain_all(struct embm_sampler *s)
+/*
+ * Drain every CPU's buffer and queue.  The CPU time of a pass that found
+ * samples goes to the budget's measure of the cost per sample (only work
+ * done for samples: a wakeup that finds nothing costs no sample).
+ * Context: ksamplingd.  Return: true if a ring buffer was at least a
+ * quarter full: drain again soon.
+ */
+static bool embm_drain_all(struct embm_sampler *s)
 {
+	u64 t0 = task_sched_runtime(current), n = 0, quarter;
+	bool busy = false;
 	int cpu;
 
+	quarter = s->cfg.ring_pages * PAGE_SIZE / 4;
 	for_each_possible_cpu(cpu) {
 		if (!s->cpu[cpu].rb)
 			continue;
+		busy |= perf_kernel_rb_pending(s->cpu[cpu].rb) >= quarter;
 		mutex_lock(&s->lock);
-		embm_drain_cpu(s, cpu);
+		n += embm_drain_cpu(s, cpu);
 		s->status.kthread_ns = s->thread->se.sum_exec_runtime;
 		mutex_unlock(&s->lock);
 		cond_resched();
 	}
+	if (n) {
+		s->win_samples += n;
+		s->win_ns += task_sched_runtime(current) - t0;
+	}
+	return busy;
 }
 
 /* ---- ksamplingd ---------------------------------------------------------- */
@@ -818,6 +874,7 @@ static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
  * @s:	    the sampler
  * @period: load (or all-sample) period
  * @store:  store period
+ * @why:    why, for the status (period_why)
  *
  * All or nothing: when perf refuses one event's period, the events changed
  * before it get the current periods back and the status's period stays as it is, so
@@ -829,7 +886,8 @@ static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
  * Context: ksamplingd (or the starter before it runs); takes s->lock.
  * Return: 0 or perf_kernel_counter_period()'s error.
  */
-static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
+static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store,
+			    const char *why)
 {
 	u64 old = s->status.period, old_store = s->status.store_period;
 	int cpu, err = 0, bad_cpu = -1;
@@ -864,7 +922,9 @@ static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store)
 	mutex_lock(&s->lock);
 	s->status.period = period;
 	s->status.store_period = store;
+	s->status.period_max = max(s->status.period_max, period);
 	s->status.period_changes++;
+	strscpy(s->status.period_why, why, sizeof(s->status.period_why));
 	mutex_unlock(&s->lock);
 	return 0;
 
@@ -890,29 +950,87 @@ out_count:
 
 /*
  * Keep ksamplingd's CPU use under cfg.cpu_budget permille: double the
- * periods when above, halve them (not below the start) when under a
+ * periods when above, halve them (not below the base) when under a
  * quarter.  Inherited events change with their parents
  * (perf_kernel_counter_period()).  Samples carry their own period, or
  * get the one in force when they are drained: embm_set_periods() drains
  * each CPU's buffer just before it changes that CPU's events.
+ *
+ * The use is estimated as the samples drained in the round times the cost
+ * of one, the least ksamplingd's CPU time per sample has been over a round
+ * of at least EMBM_ADAPT_SAMPLES samples.  Not ksamplingd's whole CPU
+ * time: its wakeups cost the same with no sample to drain, and a host that
+ * stalls a guest's vCPUs (QEMU under TCG, an overcommitted VM) inflates
+ * the CPU time the guest sees, but only ever adds to the least cost per
+ * sample.  Reading the events' counts (embm_read_kinds()) is not counted.
+ * The cost a sample adds to the sampled task (perf's overflow, a PEBS or
+ * IBS record, a direct sample's 8 bytes) is not counted either.
  */
-static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 *last_run)
+static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 {
-	u64 now = ktime_get_ns(), run = current->se.sum_exec_runtime - s->read_ns;
-	u64 period = s->status.period, store = s->status.store_period, used;
+	u64 now = ktime_get_ns(), elapsed = now - *last_ns, n = s->win_samples, used;
+	u64 period = s->status.period, store = s->status.store_period, budget;
+	char why[sizeof(s->status.period_why)];
 
-	if (!s->cfg.cpu_budget || now - *last_ns < EMBM_ADAPT_MS * NSEC_PER_MSEC)
+	if (elapsed < EMBM_ADAPT_MS * NSEC_PER_MSEC)
 		return;
-	used = div64_u64((run - *last_run) * 1000, now - *last_ns);
 	*last_ns = now;
-	*last_run = run;
+	if (n >= EMBM_ADAPT_SAMPLES) {
+		u64 cost = max(div64_u64(s->win_ns, n), 1ULL);
 
-	if (used > s->cfg.cpu_budget && period < EMBM_PERIOD_MAX)
+		if (!s->status.sample_cost_ns || cost < s->status.sample_cost_ns)
+			s->status.sample_cost_ns = cost;
+	}
+	s->win_samples = 0;
+	s->win_ns = 0;
+	used = div64_u64(n * s->status.sample_cost_ns * 1000, elapsed);
+	s->status.budget_used = used;
+	budget = s->cfg.cpu_budget;
+	if (!budget)
+		return;
+
+	if (used > budget && period < EMBM_PERIOD_MAX) {
+		snprintf(why, sizeof(why), "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each)",
+			 used, budget, div64_u64(n * NSEC_PER_SEC, elapsed),
+			 s->status.sample_cost_ns);
 		embm_set_periods(s, embm_align_period(s, period * 2),
-				 embm_align_period(s, store * 2));
-	else if (used < s->cfg.cpu_budget / 4 && period > s->base_period)
+				 embm_align_period(s, store * 2), why);
+	} else if (used < budget / 4 && period > s->base_period) {
+		snprintf(why, sizeof(why), "cpu_budget: %llu < %llu permille, a quarter of it",
+			 used, budget);
 		embm_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
-				 embm_align_period(s, max(store / 2, s->base_store)));
+				 embm_align_period(s, max(store / 2, s->base_store)), why);
+	}
+}
+
+/*
+ * Take the period knobs again when they were written since the last look:
+ * they become the base the budget never goes below, and the periods in
+ * force.  Context: ksamplingd.
+ */
+static void ksamplingd_knobs(struct embm_sampler *s)
+{
+	unsigned int gen = embm_knobs_period_gen();
+	struct embm_config cfg;
+	u64 period, store;
+	char why[sizeof(s->status.period_why)];
+
+	if (gen == s->knob_gen)
+		return;
+	s->knob_gen = gen;
+	embm_knobs_get(&cfg);
+	if (cfg.period == s->cfg.period && cfg.store_period == s->cfg.store_period)
+		return;
+	s->cfg.period = cfg.period;
+	s->cfg.store_period = cfg.store_period;
+	period = embm_align_period(s, cfg.period ?: s->src->period);
+	store = embm_align_period(s, cfg.store_period ?: s->src->store_period);
+	s->base_period = period;
+	s->base_store = store;
+	if (period == s->status.period && store == s->status.store_period)
+		return;
+	snprintf(why, sizeof(why), "knob: period %llu, store_period %llu", period, store);
+	embm_set_periods(s, period, store, why);
 }
 
 /*
@@ -945,13 +1063,14 @@ static bool ksamplingd_gone(struct pid *tgid)
 static int ksamplingd(void *data)
 {
 	struct embm_sampler *s = data;
-	u64 last_ns = ktime_get_ns(), last_run = 0, last_read = last_ns;
-	bool target_gone, owner_gone;
+	u64 last_ns = ktime_get_ns(), last_read = last_ns;
+	bool target_gone, owner_gone, busy;
 
 	while (!kthread_should_stop()) {
-		embm_drain_all(s);
+		busy = embm_drain_all(s);
 		ksamplingd_hotplug(s);
-		ksamplingd_adapt(s, &last_ns, &last_run);
+		ksamplingd_knobs(s);
+		ksamplingd_adapt(s, &last_ns);
 		if (ktime_get_ns() - last_read >= EMBM_READ_MS * NSEC_PER_MSEC) {
 			/* The counts right after the samples they go with. */
 			embm_drain_all(s);
@@ -969,7 +1088,9 @@ static int ksamplingd(void *data)
 			break;
 		}
 		embm_publish_status(s);
-		schedule_timeout_interruptible(msecs_to_jiffies(EMBM_DRAIN_MS));
+		/* A direct queue half full wakes us earlier (embm_direct.c). */
+		schedule_timeout_interruptible(msecs_to_jiffies(busy ? EMBM_DRAIN_FAST_MS :
+								EMBM_DRAIN_MS));
 	}
 	/* Wait for kthread_stop(). */
 	while (!kthread_should_stop()) {
@@ -1349,6 +1470,8 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	s->status.nr_kinds = s->nr_descs;
 	s->status.period = embm_align_period(s, s->cfg.period ?: src->period);
 	s->status.store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
+	s->status.period_start = s->status.period;
+	s->status.period_max = s->status.period;
 	s->base_period = s->status.period;
 	s->base_store = s->status.store_period;
 
@@ -1532,6 +1655,11 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	spin_lock(&embm_active_lock);
 	s->running = true;
 	spin_unlock(&embm_active_lock);
+	/* The queues may wake it from now on; it holds a reference to itself. */
+	for_each_possible_cpu(cpu) {
+		if (s->cpu[cpu].dq)
+			embm_direct_set_reader(s->cpu[cpu].dq, s->thread);
+	}
 	wake_up_process(s->thread);
 	return s;
 
@@ -1588,9 +1716,14 @@ void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *statu
 	mutex_lock(&s->lock);
 	s->status.kthread_ns = s->thread->se.sum_exec_runtime;
 	mutex_unlock(&s->lock);
-	put_task_struct(s->thread);
 
+	/*
+	 * A queue's wake may still come, until its events are released and
+	 * the queue freed (embm_direct_free() waits for it): the reference
+	 * keeps the task it wakes.
+	 */
 	embm_close_all(s);
+	put_task_struct(s->thread);
 	embm_put_tasks(s);
 	*status = s->status;
 	embm_sampler_free(s);

@@ -62,7 +62,7 @@ static void embm_set_periods_test(struct kunit *test)
 							 GFP_KERNEL)));
 	}
 
-	KUNIT_EXPECT_EQ(test, -EINVAL, embm_set_periods(s, 8, 8));
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_set_periods(s, 8, 8, "kunit"));
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period_errors);
 	KUNIT_EXPECT_EQ(test, 0ULL, s->status.period_changes);
@@ -73,13 +73,83 @@ static void embm_set_periods_test(struct kunit *test)
 	perf_event_release_kernel(c->evs[1].event);
 	c->evs[1] = c->evs[2];
 	c->nr_events = 2;
-	KUNIT_EXPECT_EQ(test, 0, embm_set_periods(s, 8, 8));
+	KUNIT_EXPECT_EQ(test, 0, embm_set_periods(s, 8, 8, "kunit"));
 	KUNIT_EXPECT_EQ(test, 8ULL, s->status.period);
+	KUNIT_EXPECT_EQ(test, 8ULL, s->status.period_max);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period_changes);
+	KUNIT_EXPECT_STREQ(test, "kunit", s->status.period_why);
 	KUNIT_EXPECT_EQ(test, 8ULL, c->evs[0].event->attr.sample_period);
 	KUNIT_EXPECT_EQ(test, 8ULL, c->evs[1].event->attr.sample_period);
 
 	for (i = 0; i < c->nr_events; i++)
 		perf_event_release_kernel(c->evs[i].event);
+	xa_destroy(&s->ids);
+	mutex_destroy(&s->lock);
+}
+
+/* Run the budget as if its last round ended 200 ms ago. */
+static void embm_kunit_adapt(struct embm_sampler *s, u64 samples, u64 cpu_ns)
+{
+	u64 last = ktime_get_ns() - EMBM_ADAPT_MS * NSEC_PER_MSEC;
+
+	s->win_samples = samples;
+	s->win_ns = cpu_ns;
+	ksamplingd_adapt(s, &last);
+}
+
+/*
+ * The CPU budget acts on samples x the least cost of one: ksamplingd's CPU
+ * time inflated by the host (150 ms in a round of 10 samples: 75% of a CPU
+ * for the whole-thread measure) moves nothing, many cheap samples raise
+ * the period, and none bring it back down to the base.
+ */
+static void embm_budget_test(struct kunit *test)
+{
+	static const struct embm_source src = { .name = "kunit", .period = 1 };
+	struct embm_sampler *s;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->cpu);
+	mutex_init(&s->lock);
+	xa_init(&s->ids);
+	s->src = &src;
+	s->cfg.cpu_budget = 30;
+	s->status.period = 1;
+	s->status.store_period = 1;
+	s->base_period = 1;
+	s->base_store = 1;
+
+	/* Too few samples to measure a cost; nothing to answer for. */
+	embm_kunit_adapt(s, 10, 150 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, 0ULL, s->status.sample_cost_ns);
+	KUNIT_EXPECT_EQ(test, 0ULL, s->status.budget_used);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
+	/* 1,000 samples at 1 us: 5 permille, under the budget. */
+	embm_kunit_adapt(s, 1000, 1000 * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, 1000ULL, s->status.sample_cost_ns);
+	KUNIT_EXPECT_LE(test, s->status.budget_used, 5ULL);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
+	/* 100,000 samples, measured at 2 us (a stalled host): 1 us counts. */
+	embm_kunit_adapt(s, 100000, 200 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, 1000ULL, s->status.sample_cost_ns);
+	KUNIT_EXPECT_GE(test, s->status.budget_used, 490ULL);
+	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period);
+	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period_max);
+	KUNIT_EXPECT_EQ(test, 0, strncmp(s->status.period_why, "cpu_budget: ", 12));
+	/* Nothing sampled: back down, never below the base. */
+	embm_kunit_adapt(s, 0, 0);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
+	embm_kunit_adapt(s, 0, 0);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
+	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period_changes);
+	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period_max);
+	/* Without a budget the cost is measured, the period left alone. */
+	s->cfg.cpu_budget = 0;
+	embm_kunit_adapt(s, 100000, 200 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
+	KUNIT_EXPECT_GE(test, s->status.budget_used, 490ULL);
 	xa_destroy(&s->ids);
 	mutex_destroy(&s->lock);
 }
@@ -172,6 +242,7 @@ static void embm_child_period_test(struct kunit *test)
 
 static struct kunit_case embm_sampler_test_cases[] = {
 	KUNIT_CASE(embm_set_periods_test),
+	KUNIT_CASE(embm_budget_test),
 	KUNIT_CASE(embm_child_period_test),
 	KUNIT_CASE(embm_sum_readings_test),
 	{}

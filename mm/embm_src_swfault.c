@@ -47,6 +47,8 @@ static int embm_swfault_setup(const struct embm_source_args *args,
 			},
 			/* A sample is its page: no record (embm_direct.c). */
 			.direct = true,
+			/* A 2 MiB fault maps 512 pages: it counts as 512. */
+			.maps_pages = true,
 		};
 	}
 	*why = "page faults need no PMU";
@@ -59,7 +61,10 @@ const struct embm_source embm_src_swfault = {
 	.store_period	= 1,
 	.setup		= embm_swfault_setup,
 	.semantics	=
-		"samples: completed page faults (first touches, copy-on-write, NUMA hinting), not loads or stores; no latency",
+		"samples: completed page faults (first touches, copy-on-write, NUMA hinting), not loads or stores; pages: the 4 KiB pages they mapped (a 2 MiB fault is 512); no latency",
+	.unit		= "pages",
+	.blind		=
+		"re-accesses of mapped pages; page cache read through read()/write(); memory populated by MAP_POPULATE, mlock() or the kernel (GUP); kernel memory; reads of never-written memory (the shared zero page: no address)",
 };
 
 #ifdef CONFIG_EMBM_KUNIT_TEST

@@ -420,35 +420,95 @@ u64 embm_stats_attributed(const struct embm_stats *st)
 }
 
 /**
- * embm_stats_share_part() - a node's samples that count for its share
- * @ns:	       a node of the statistics; caller holds their lock
- * @share_mem: the source's share_mem
+ * embm_stats_scale() - one kind's estimate, scaled as perf's count says
+ * @est: accesses of one kind's samples: the sum of their periods (times
+ *	 the base pages each covers)
+ * @ks:	 what perf says of that kind (the sampler's status)
  *
- * For a source whose every sample has a data source (IBS, which samples
- * every op), the samples served by memory; for the others, the samples not
- * served by a cache (every sample, for sources without a data source).
+ * Scaled by the kind's time_enabled / time_running as perf stat scales a
+ * multiplexed count: a kind that was on the PMU half the time it was
+ * enabled stands for twice its samples.  A kind never on the PMU has no
+ * samples to scale.
  *
- * Return: the count.
+ * A kind whose samples carry no period (@by_count: software events, each
+ * sample given the period in force when it was drained) is calibrated to
+ * perf's own count instead: times (@count - @lost_weight) / @weight, the
+ * events of all its samples when the count was read.  A running event's
+ * first sample after a period change comes at its next event (perf
+ * restarts the period), standing for fewer events than its period; the
+ * events after the last sample are in no sample: the calibration puts the
+ * total back to what perf counted.  Lost samples are left out (their
+ * addresses, and so their nodes, are not known): they are reported apart.
+ * Live, the factor is that of the last read (about a second old).
+ *
+ * Context: any.
+ * Return: the estimate.
  */
-u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem)
+u64 embm_stats_scale(u64 est, const struct embm_kind_stats *ks)
 {
-	return share_mem ? ns->mem : ns->samples - ns->cache;
+	if (!est)
+		return 0;
+	if (ks->by_count) {
+		if (ks->weight && ks->count > ks->lost_weight)
+			est = mul_u64_u64_div_u64(est, ks->count - ks->lost_weight, ks->weight);
+	} else if (ks->running && ks->running < ks->enabled) {
+		est = mul_u64_u64_div_u64(est, ks->enabled, ks->running);
+	}
+	return est;
+}
+
+/* Sum of @per_kind scaled kind by kind (embm_stats_scale()). */
+static u64 embm_stats_scaled_sum(const u64 *per_kind, const struct embm_kind_stats *kinds,
+				 int nr_kinds)
+{
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < min(nr_kinds, EMBM_MAX_EVENTS); k++)
+		sum += embm_stats_scale(per_kind[k], &kinds[k]);
+	return sum;
 }
 
 /**
- * embm_stats_share_basis() - samples the node shares are computed over
+ * embm_stats_share_part() - the part of a node's estimate its share is of
+ * @ns:	       a node of the statistics; caller holds their lock
+ * @share_mem: the source's share_mem
+ * @kinds:     what perf says of each kind of event (the sampler's status)
+ * @nr_kinds:  how many
+ *
+ * For a source whose every sample has a data source (IBS, which samples
+ * every op), the estimated accesses served by memory; for the others, those
+ * not served by a cache (all of them, for sources without a data source):
+ * each sample weighted by its period, so that the shares stay right when
+ * the period moves during a session, and each kind scaled as
+ * embm_stats_scale() says.
+ *
+ * Return: the estimate.
+ */
+u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem,
+			  const struct embm_kind_stats *kinds, int nr_kinds)
+{
+	return embm_stats_scaled_sum(share_mem ? ns->kind_mem : ns->kind_accesses,
+				     kinds, nr_kinds);
+}
+
+/**
+ * embm_stats_share_basis() - what the node shares are computed over
  * @st:	       the statistics; caller holds st->lock
  * @share_mem: the source's share_mem
+ * @kinds:     what perf says of each kind of event (the sampler's status)
+ * @nr_kinds:  how many
  *
  * Return: the sum over the nodes of embm_stats_share_part().
  */
-u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem)
+u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem,
+			   const struct embm_kind_stats *kinds, int nr_kinds)
 {
 	u64 sum = 0;
 	int nid;
 
 	for (nid = 0; nid < st->nr_nodes; nid++)
-		sum += embm_stats_share_part(&st->node[nid], share_mem);
+		sum += embm_stats_share_part(&st->node[nid], share_mem, kinds, nr_kinds);
 	return sum;
 }
 
@@ -458,43 +518,27 @@ u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem)
  * @kinds:    what perf says of each kind of event (the sampler's status)
  * @nr_kinds: how many
  *
- * Each kind of event's share, sum of periods, scaled by that kind's
- * time_enabled / time_running as perf stat scales a multiplexed count: a
- * kind that was on the PMU half the time it was enabled stands for twice
- * its samples.  A kind never on the PMU has no samples to scale.
- *
- * A kind whose samples carry no period (@by_count: software events, each
- * sample given the period in force when it was drained) is calibrated to
- * perf's own count instead: its share times @count / @weight, the periods
- * of all its samples when the count was read.  A running event's first
- * sample after a period change comes at its next event (perf restarts the
- * period), standing for fewer events than its period; lost samples stand
- * for nothing; the events after the last sample are in no sample: the
- * calibration puts the total back to what perf counted.  Live, the factor
- * is that of the last read (about a second old), a little high by the
- * events counted but not yet drained when it was read.
- *
- * Return: the estimate.
+ * Return: the sum over the kinds of their accesses on the node, each
+ * scaled by embm_stats_scale().
  */
 u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
 			     const struct embm_kind_stats *kinds, int nr_kinds)
 {
-	u64 sum = 0;
-	int k;
+	return embm_stats_scaled_sum(ns->kind_accesses, kinds, nr_kinds);
+}
 
-	for (k = 0; k < min(nr_kinds, EMBM_MAX_EVENTS); k++) {
-		const struct embm_kind_stats *ks = &kinds[k];
-		u64 acc = ns->kind_accesses[k];
-
-		if (ks->by_count) {
-			if (acc && ks->weight)
-				acc = mul_u64_u64_div_u64(acc, ks->count, ks->weight);
-		} else if (acc && ks->running && ks->running < ks->enabled) {
-			acc = mul_u64_u64_div_u64(acc, ks->enabled, ks->running);
-		}
-		sum += acc;
-	}
-	return sum;
+/**
+ * embm_stats_lat_mean() - a node's mean latency, weighted by the periods
+ * @ns: a node of the statistics; caller holds their lock
+ *
+ * Each latency sample stands for its period's accesses, as in the other
+ * estimates.
+ *
+ * Return: the mean in cycles, 0 without latency samples.
+ */
+u64 embm_stats_lat_mean(const struct embm_node_stats *ns)
+{
+	return ns->lat_weight ? div64_u64(ns->lat_sum, ns->lat_weight) : 0;
 }
 
 /**
@@ -575,6 +619,27 @@ static unsigned int embm_lat_bucket(u64 cycles)
 	return cycles ? min_t(unsigned int, ilog2(cycles), EMBM_LAT_BUCKETS - 1) : 0;
 }
 
+/* Pages a sample's mapping covers, at most this many (4 GiB): a bound for the sums. */
+#define EMBM_SAMPLE_PAGES_MAX	(1U << 20)
+
+/*
+ * Mark the base pages of a sample's mapping, @nr from the one of @pfn
+ * (aligned down to @nr, a power of two), in @ns's page bitmap.  A bitmap
+ * of 2^EMBM_PAGES_BITS bits is full long before 2^20 pages: at most that
+ * many are marked.  Caller holds st->lock (a mutex): may yield.
+ */
+static void embm_stats_mark_pages(struct embm_node_stats *ns, u64 pfn, u32 nr)
+{
+	u64 first = pfn & ~((u64)nr - 1);
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		__set_bit(embm_page_bit(first + i), ns->pages);
+		if ((i & 4095) == 4095)
+			cond_resched();
+	}
+}
+
 /**
  * embm_stats_add() - count one sample
  * @st:	  the statistics; caller holds st->lock
@@ -592,6 +657,12 @@ static unsigned int embm_lat_bucket(u64 cycles)
  * served by memory (DRAM, PMEM, CXL): a cache hit's latency is not the
  * memory's.
  *
+ * The estimates (accesses, the matrix, the hot pages' counts, the latency
+ * mean and histogram) weigh the sample by its period, times the base
+ * pages it covers (@s->pages, a power of two: a 2 MiB fault's 512) for
+ * accesses and the matrix: a page fault that maps 512 pages stands for
+ * 512 first touches.  The hot-page table counts the sample's own page.
+ *
  * Context: ksamplingd (process), st->lock held; may sleep, the first time
  * a node that had no memory at start gets a sample, and the first sample
  * after memory went online or offline anywhere (the windows are scanned
@@ -606,6 +677,8 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	struct page *page;
 	unsigned long pfn;
 	u64 period = s->period ?: 1;
+	u32 nr = clamp_t(u32, s->pages, 1, EMBM_SAMPLE_PAGES_MAX);
+	u64 weight;
 	int nid, cnid;
 
 	lockdep_assert_held(&st->lock);
@@ -650,29 +723,39 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	win = embm_stats_window(st, s->phys);
 	if (s->weight && served == EMBM_SERVED_MEM) {
 		ns->lat_samples++;
-		ns->lat_sum += s->weight;
-		ns->lat_hist[embm_lat_bucket(s->weight)]++;
+		ns->lat_weight += period;
+		ns->lat_sum += s->weight * period;
+		ns->lat_hist[embm_lat_bucket(s->weight)] += period;
 	}
 	if (latency_only)
 		return;
 
 	ns->samples++;
+	ns->page_samples += nr;
 	if (win) {
 		win->samples++;
 		ns->cxl++;
 	}
-	if (ns->pages)
-		__set_bit(embm_page_bit(pfn), ns->pages);
+	if (ns->pages) {
+		if (nr == 1)
+			__set_bit(embm_page_bit(pfn), ns->pages);
+		else
+			embm_stats_mark_pages(ns, pfn, nr);
+	}
 	if (served == EMBM_SERVED_CACHE) {
 		ns->cache++;
 		st->cache++;
 		return;
 	}
+	weight = period * nr;
 	if (served == EMBM_SERVED_MEM)
 		ns->mem++;
-	ns->accesses += period;
-	if (kind >= 0 && kind < EMBM_MAX_EVENTS)
-		ns->kind_accesses[kind] += period;
+	ns->accesses += weight;
+	if (kind >= 0 && kind < EMBM_MAX_EVENTS) {
+		ns->kind_accesses[kind] += weight;
+		if (served == EMBM_SERVED_MEM)
+			ns->kind_mem[kind] += weight;
+	}
 	if (op & EMBM_OP_LOAD)
 		ns->loads++;
 	if (op & EMBM_OP_STORE)
@@ -680,9 +763,9 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 
 	cnid = s->cpu < nr_cpu_ids ? st->cpu_node[s->cpu] : NUMA_NO_NODE;
 	if (cnid >= 0 && cnid < st->nr_nodes)
-		st->matrix[cnid * st->nr_nodes + nid]++;
+		st->matrix[cnid * st->nr_nodes + nid] += weight;
 
-	embm_hot_add(st->hot, pfn, 1);
+	embm_hot_add(st->hot, pfn, period);
 }
 
 /* log2(@v) in 32.32 fixed point, for @v >= 1; good to about 2^-28. */
@@ -713,7 +796,9 @@ static u64 embm_log2_q32(u32 v)
  * Linear counting (Whang et al.): with m bits of which z are still zero
  * after hashing every pfn, about m * ln(m / z) distinct pfns were seen.
  * With m = 2^20 the estimate is within 1% up to about a million pages; a
- * full bitmap reports m * ln(m), a floor.
+ * full bitmap reports m * ln(m), a floor.  It is never more than the base
+ * pages the samples covered (@page_samples): the estimate's error, which
+ * may run a little high, never shows more pages than samples of 4 KiB.
  *
  * Return: the estimate; 0 without a bitmap or with nothing seen.
  */
@@ -730,7 +815,7 @@ u64 embm_stats_distinct_pages(const struct embm_node_stats *ns)
 		return 0;
 	z = max(z, 1U);
 	ln_q32 = mul_u64_u64_shr(embm_log2_q32(m) - embm_log2_q32(z), EMBM_LN2_Q32, 32);
-	return ((u64)m * ln_q32 + (1ULL << 31)) >> 32;
+	return min(((u64)m * ln_q32 + (1ULL << 31)) >> 32, ns->page_samples);
 }
 
 #ifdef CONFIG_EMBM_KUNIT_TEST

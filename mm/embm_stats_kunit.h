@@ -82,14 +82,17 @@ static void embm_stats_add_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 60ULL, st->node[nid].kind_accesses[0]);
 	KUNIT_EXPECT_EQ(test, 20ULL, st->node[nid].kind_accesses[1]);
 	KUNIT_EXPECT_EQ(test, 3ULL, st->node[nid].lat_samples);
-	KUNIT_EXPECT_EQ(test, 900ULL, st->node[nid].lat_sum);
-	KUNIT_EXPECT_EQ(test, 3ULL, st->node[nid].lat_hist[embm_lat_bucket(300)]);
+	/* Latency and the estimates weigh each sample by its period, 10. */
+	KUNIT_EXPECT_EQ(test, 30ULL, st->node[nid].lat_weight);
+	KUNIT_EXPECT_EQ(test, 9000ULL, st->node[nid].lat_sum);
+	KUNIT_EXPECT_EQ(test, 300ULL, embm_stats_lat_mean(&st->node[nid]));
+	KUNIT_EXPECT_EQ(test, 30ULL, st->node[nid].lat_hist[embm_lat_bucket(300)]);
 	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
-	KUNIT_EXPECT_EQ(test, 8ULL, st->matrix[cpu_to_node(0) * st->nr_nodes + nid]);
-	KUNIT_EXPECT_EQ(test, 8ULL, embm_stats_share_basis(st, false));
+	KUNIT_EXPECT_EQ(test, 80ULL, st->matrix[cpu_to_node(0) * st->nr_nodes + nid]);
+	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_share_basis(st, false, kinds, 2));
 	/* IBS: shares of what memory served. */
 	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].mem);
-	KUNIT_EXPECT_EQ(test, 2ULL, embm_stats_share_basis(st, true));
+	KUNIT_EXPECT_EQ(test, 20ULL, embm_stats_share_basis(st, true, kinds, 2));
 
 	/* Kind 0 was on the PMU a quarter of the time: its 60 stand for 240. */
 	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
@@ -115,6 +118,13 @@ static void embm_stats_add_test(struct kunit *test)
 	kinds[0].weight = 100;
 	kinds[0].running = 1;
 	KUNIT_EXPECT_EQ(test, 110ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
+	/*
+	 * 10 of the 150 events were in lost samples: where they went is not
+	 * known, so they are not spread over the nodes: 60 * 140 / 100 = 84.
+	 */
+	kinds[0].lost_weight = 10;
+	KUNIT_EXPECT_EQ(test, 104ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
+	kinds[0].lost_weight = 0;
 	/* Not read yet: the periods as they are, never scaled for multiplexing. */
 	kinds[0].weight = 0;
 	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
@@ -278,6 +288,7 @@ static void embm_distinct_pages_test(struct kunit *test)
 	for (t = 0, i = 0; t < ARRAY_SIZE(truths); t++) {
 		for (; i < truths[t]; i++)
 			__set_bit(embm_page_bit(pfn + i), ns.pages);
+		ns.page_samples = i;
 		est = embm_stats_distinct_pages(&ns);
 		KUNIT_EXPECT_LE_MSG(test, est, (u64)truths[t] * 101 / 100 + 1,
 				    "truth %u", truths[t]);
@@ -285,6 +296,98 @@ static void embm_distinct_pages_test(struct kunit *test)
 				    "truth %u", truths[t]);
 	}
 	bitmap_free(ns.pages);
+}
+
+/* A page of @nid, or NULL; the test frees it. */
+static struct page *embm_kunit_page_on(int nid)
+{
+	struct page *page = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE, 0);
+
+	if (page && page_to_nid(page) != nid) {
+		__free_page(page);
+		return NULL;
+	}
+	return page;
+}
+
+/*
+ * The shares, the matrix, the hot pages and the latency mean weigh each
+ * sample by its period: 100 samples on node A at period 1, then 10 on
+ * node B at period 16, stand for 100 and 160 accesses, so A's share is
+ * 100 / 260, not 100 / 110 of the samples.  A sample of a 2 MiB mapping
+ * stands for its 512 pages, in accesses and in distinct pages.
+ */
+static void embm_weighted_test(struct kunit *test)
+{
+	struct embm_stats *st = embm_stats_alloc(8);
+	struct embm_kind_stats kinds[1] = {};
+	struct embm_sample s = { .cpu = 0 };
+	struct page *pa, *pb = NULL;
+	struct embm_hot_page top[2];
+	int a, b, i, cnode = cpu_to_node(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	embm_stats_classify_nodes(st);
+	for_each_node_state(b, N_MEMORY) {
+		if (b != first_memory_node) {
+			pb = embm_kunit_page_on(b);
+			if (pb)
+				break;
+		}
+	}
+	if (!pb) {
+		embm_stats_put(st);
+		kunit_skip(test, "needs two nodes with memory");
+	}
+	a = first_memory_node;
+	pa = embm_kunit_page_on(a);
+	KUNIT_ASSERT_NOT_NULL(test, pa);
+
+	mutex_lock(&st->lock);
+	s.period = 1;
+	s.phys = PFN_PHYS(page_to_pfn(pa));
+	for (i = 0; i < 100; i++)
+		embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	s.period = 16;
+	s.phys = PFN_PHYS(page_to_pfn(pb));
+	for (i = 0; i < 10; i++)
+		embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	KUNIT_EXPECT_EQ(test, 100ULL, embm_stats_share_part(&st->node[a], false, kinds, 1));
+	KUNIT_EXPECT_EQ(test, 160ULL, embm_stats_share_part(&st->node[b], false, kinds, 1));
+	KUNIT_EXPECT_EQ(test, 260ULL, embm_stats_share_basis(st, false, kinds, 1));
+	KUNIT_EXPECT_EQ(test, 100ULL, st->matrix[cnode * st->nr_nodes + a]);
+	KUNIT_EXPECT_EQ(test, 160ULL, st->matrix[cnode * st->nr_nodes + b]);
+	/* Hot pages: counts of accesses, samples exact since the entry. */
+	KUNIT_ASSERT_EQ(test, 2U, embm_hot_top(st->hot, top, 2));
+	KUNIT_EXPECT_EQ(test, page_to_pfn(pb), top[0].pfn);
+	KUNIT_EXPECT_EQ(test, 160ULL, top[0].count);
+	KUNIT_EXPECT_EQ(test, 10ULL, top[0].samples);
+	KUNIT_EXPECT_EQ(test, 100ULL, top[1].count);
+	KUNIT_EXPECT_EQ(test, 100ULL, top[1].samples);
+	/* Calibrated to a count of twice the periods, none lost: the shares stay. */
+	kinds[0].by_count = true;
+	kinds[0].count = 2 * 260;
+	kinds[0].weight = 260;
+	KUNIT_EXPECT_EQ(test, 200ULL, embm_stats_share_part(&st->node[a], false, kinds, 1));
+	KUNIT_EXPECT_EQ(test, 520ULL, embm_stats_share_basis(st, false, kinds, 1));
+
+	/* One sample of a 2 MiB mapping on A: 512 pages, 512 accesses. */
+	s.period = 1;
+	s.pages = 512;
+	s.phys = PFN_PHYS(page_to_pfn(pa));
+	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	KUNIT_EXPECT_EQ(test, 101ULL, st->node[a].samples);
+	KUNIT_EXPECT_EQ(test, 612ULL, st->node[a].accesses);
+	KUNIT_EXPECT_EQ(test, 612ULL, st->node[a].page_samples);
+	/* Linear counting of 512 (or 513) pages in 2^20 bits: within 1%. */
+	KUNIT_EXPECT_GE(test, embm_stats_distinct_pages(&st->node[a]), 507ULL);
+	KUNIT_EXPECT_LE(test, embm_stats_distinct_pages(&st->node[a]), 518ULL);
+	/* Never more pages than the samples covered: B's 10 samples, 1 page. */
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[b]));
+	mutex_unlock(&st->lock);
+	__free_page(pa);
+	__free_page(pb);
+	embm_stats_put(st);
 }
 
 static struct kunit_case embm_stats_test_cases[] = {
@@ -295,6 +398,7 @@ static struct kunit_case embm_stats_test_cases[] = {
 	KUNIT_CASE(embm_window_test),
 	KUNIT_CASE(embm_many_nodes_test),
 	KUNIT_CASE(embm_distinct_pages_test),
+	KUNIT_CASE(embm_weighted_test),
 	{}
 };
 

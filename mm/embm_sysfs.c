@@ -3,7 +3,9 @@
  * embm: knobs under /sys/kernel/mm/embm/
  *
  * A session takes a copy of the knobs when it starts; changing them during
- * a session changes the next one.  embm_knobs_lock protects embm_knobs;
+ * a session changes the next one, but for period and store_period, which
+ * the running session takes too, within a round of ksamplingd
+ * (embm_knobs_period_gen()).  embm_knobs_lock protects embm_knobs;
  * process context only.
  */
 
@@ -19,6 +21,9 @@
 
 /* Protects embm_knobs against concurrent writers and session start. */
 static DEFINE_MUTEX(embm_knobs_lock);
+
+/* Bumped by every write of period or store_period; starts at 1. */
+static atomic_t embm_period_gen = ATOMIC_INIT(1);
 
 static struct embm_config embm_knobs = {
 	.source		= EMBM_SRC_AUTO,
@@ -118,6 +123,9 @@ static ssize_t embm_knob_store(struct kobject *kobj, struct kobj_attribute *attr
 	mutex_lock(&embm_knobs_lock);
 	*field = v;
 	mutex_unlock(&embm_knobs_lock);
+	if (k->offset == offsetof(struct embm_config, period) ||
+	    k->offset == offsetof(struct embm_config, store_period))
+		atomic_inc(&embm_period_gen);
 	return count;
 }
 
@@ -155,6 +163,21 @@ void embm_knobs_get(struct embm_config *cfg)
 	mutex_lock(&embm_knobs_lock);
 	*cfg = embm_knobs;
 	mutex_unlock(&embm_knobs_lock);
+}
+
+/**
+ * embm_knobs_period_gen() - the generation of the period knobs
+ *
+ * A running session compares it with the generation it last saw and takes
+ * the period knobs again (embm_knobs_get()) when it moved.
+ *
+ * Context: any.
+ * Return: a number bumped by every write of period or store_period; 1
+ * before the first.
+ */
+unsigned int embm_knobs_period_gen(void)
+{
+	return atomic_read(&embm_period_gen);
 }
 
 /* Create /sys/kernel/mm/embm.  Process context, at boot. */

@@ -38,6 +38,9 @@ enum embm_op {
  * @weight:	latency in core cycles, 0 if the source gives none.
  * @data_src:	perf_mem_data_src bits, 0 if none.
  * @phys:	physical data address, 0 if none.
+ * @pages:	base pages the sample stands for at its address: 1 for an
+ *		access, the pages of the mapping a page fault made (512 for
+ *		a 2 MiB PMD mapping on x86); 0 is taken as 1.
  * @raw:	PERF_SAMPLE_RAW's data, inside the record (valid while the
  *		record is); NULL if none.
  * @raw_size:	its size in bytes, the padding perf adds included.
@@ -52,6 +55,7 @@ struct embm_sample {
 	u64 weight;
 	u64 data_src;
 	u64 phys;
+	u32 pages;
 	const void *raw;
 	u32 raw_size;
 };
@@ -87,6 +91,9 @@ struct embm_sample {
  *		samples need nothing else and whose overflow handler perf
  *		calls (not large PEBS).  @attr.sample_type still says what
  *		the samples disclose, for the permission checks.
+ * @maps_pages:	a sample is a mapping made (a page fault): it stands for
+ *		every base page of that mapping (struct embm_sample.pages),
+ *		not for one access.
  */
 struct embm_event_desc {
 	const char *name;
@@ -96,7 +103,16 @@ struct embm_event_desc {
 	bool latency_only;
 	bool lead;
 	bool direct;
+	bool maps_pages;
 };
+
+/*
+ * What a source's samples say, beyond their address (struct
+ * embm_source.fields): the report leaves out the columns of the others.
+ */
+#define EMBM_FIELD_OP		BIT(0)	/* load or store: loads, stores */
+#define EMBM_FIELD_LATENCY	BIT(1)	/* a latency: lat_samples, lat_mean */
+#define EMBM_FIELD_DATA_SRC	BIT(2)	/* what served it: cache, memory */
 
 /**
  * struct embm_source_args - what a session asks of a source
@@ -127,6 +143,11 @@ struct embm_source_args {
  * @share_mem:	  every sample has a data source: node shares are of the
  *		  samples served by memory (else of those not served by a
  *		  cache).
+ * @fields:	  EMBM_FIELD_* of what its samples say.
+ * @unit:	  what its estimate per node counts, for the reports:
+ *		  "accesses" (loads and stores) or "pages" (base pages
+ *		  mapped by faults).
+ * @blind:	  what it cannot see, in a line: for the reports.
  *
  * A source that cannot work here fails @setup, or its events fail to be
  * created; the automatic choice then moves to the next source.
@@ -141,6 +162,9 @@ struct embm_source {
 	enum embm_op (*op_of)(const struct embm_sample *s);
 	const char *semantics;
 	bool share_mem;
+	unsigned int fields;
+	const char *unit;
+	const char *blind;
 };
 
 /**

@@ -9,7 +9,8 @@
  * reads an mmap()ed buffer; perf_kernel_counter_enable() and
  * perf_kernel_counter_period() reach the events a counter handed down to
  * the tasks forked since; perf_sample_phys_addr() gives an overflow handler
- * of its own the physical address a record would have had.
+ * of its own the physical address a record would have had, and the size
+ * of the page that maps it.
  * perf_event_open_permitted() and perf_event_target_permitted() apply
  * perf_event_open()'s permission rules to counters the kernel creates on
  * behalf of a user.
@@ -46,7 +47,7 @@ u64 perf_kernel_rb_pending(struct perf_buffer *rb);
 u64 perf_kernel_rb_lost(struct perf_buffer *rb);
 void perf_kernel_counter_enable(struct perf_event *event, bool enable);
 int perf_kernel_counter_period(struct perf_event *event, u64 value);
-u64 perf_sample_phys_addr(u64 virt);
+u64 perf_sample_phys_addr(u64 virt, u64 *page_size);
 #endif
 
 /* perf_event_open()'s permission checks, for counters made on a user's behalf. */

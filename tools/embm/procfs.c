@@ -223,6 +223,7 @@ static const struct col hot_cols[] = {
 	COL("tier", COL_STR, struct embm_hot, tier),
 	COL("count", COL_ULL, struct embm_hot, count),
 	COL("error", COL_ULL, struct embm_hot, error),
+	COL("samples", COL_ULL, struct embm_hot, samples),
 	COL("study", COL_STUDY, struct embm_hot, study),
 };
 

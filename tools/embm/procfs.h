@@ -38,7 +38,11 @@ struct embm_proc_status {
 	struct embm_event events[EMBM_PROC_MAX_EVENTS];
 };
 
-/* One row of /proc/embm/nodes; a column the file lacks reads 0. */
+/*
+ * One row of /proc/embm/nodes; a column the file lacks reads 0 (status's
+ * source_fields says which the source fills).  accesses is the estimate
+ * in status's accesses_unit; pages the distinct pages seen.
+ */
 struct embm_node {
 	int node;
 	char tier[EMBM_PROC_WORD];
@@ -56,16 +60,19 @@ struct embm_cxl_window {
 	int node;
 };
 
-/* One row of /proc/embm/hotpages. */
+/* One row of /proc/embm/hotpages: count estimated accesses, samples exact. */
 struct embm_hot {
 	unsigned int rank;
-	unsigned long long pfn, count, error;
+	unsigned long long pfn, count, error, samples;
 	int node;
 	char tier[EMBM_PROC_WORD];
 	bool study;
 };
 
-/* /proc/embm/matrix: samples by CPU node (rows) and memory node (cols). */
+/*
+ * /proc/embm/matrix: estimated accesses (status's accesses_unit) by CPU
+ * node (rows) and memory node (cols).
+ */
 struct embm_matrix {
 	int nr_cols, nr_rows;
 	int *cols, *rows;

@@ -14,6 +14,11 @@
 #define EMBM_TOOLS_MAX_HOT	65536
 #define EMBM_TOOLS_MAX_WINDOWS	16
 
+/* Columns of the nodes table a source may lack (status's source_fields). */
+#define EMBM_HAS_OP		0x1	/* loads, stores */
+#define EMBM_HAS_LATENCY	0x2	/* lat_samples, lat_mean_cycles */
+#define EMBM_HAS_DATA_SRC	0x4	/* cache, memory */
+
 /* What /proc/embm says, in one read of each file. */
 struct embm_report {
 	int version;
@@ -23,11 +28,16 @@ struct embm_report {
 	char source[16];
 	char reason[256];
 	char semantics[256];
+	char blind[320];		/* what the source cannot see */
+	char unit[16];			/* what accesses counts: "accesses", "pages" */
+	unsigned int fields;		/* EMBM_HAS_* */
+	char period_why[128];
 	char multiplexed[8 * 160];	/* "event ..." lines of kinds that ran part-time */
 	unsigned long long cache_served, kinds_multiplexed;
-	unsigned long long period, store_period, period_changes, elapsed_ms,
-			   samples, attributed, no_phys, bad_pfn, lost, throttled,
-			   bad_records, cpu_ms, cpu_permille, events;
+	unsigned long long period, store_period, period_start, period_max, period_changes,
+			   elapsed_ms, samples, attributed, no_phys, bad_pfn, lost,
+			   lost_events, throttled, bad_records, cpu_ms, cpu_permille, events,
+			   cpu_budget, budget_used, sample_cost_ns;
 	char cpus[256];
 	int nr_nodes;
 	struct embm_node nodes[EMBM_TOOLS_MAX_NODES];
@@ -44,6 +54,7 @@ int embm_report_read(struct embm_report *r, const char *dir);
 void embm_report_free(struct embm_report *r);
 void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		       unsigned int top);
+extern const char embm_report_legend[];
 /* Writes more members, each with a leading comma, before the closing brace. */
 typedef void (*embm_json_more_fn)(FILE *f, void *arg);
 void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,

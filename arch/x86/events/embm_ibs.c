@@ -129,6 +129,10 @@ const struct embm_source embm_src_ibs = {
 	.semantics	=
 		"samples: every period-th op, kernel mode and cache hits included; share: of ops served by memory; accesses: ops not served by a cache; latency: loads served by DRAM, PMEM or CXL",
 	.share_mem	= true,
+	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
+	.unit		= "accesses",
+	.blind		=
+		"the latency of stores and of uncached ops; memory touched by no tagged op (hardware prefetches, page walks)",
 };
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
