@@ -42,7 +42,7 @@
  */
 #define EMBM_DIRECT_KIND	GENMASK(2, 0)
 #define EMBM_DIRECT_ORDER	GENMASK(7, 3)
-static_assert(EMBM_MAX_EVENTS <= EMBM_DIRECT_KIND + 1);
+static_assert(EMBM_DIRECT_KIND + 1 >= EMBM_MAX_EVENTS);
 static_assert(EMBM_DIRECT_ORDER < PAGE_SIZE);
 
 /* Hard IRQ context (irq_work): wake the reader, if it may be woken. */

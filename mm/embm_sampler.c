@@ -990,7 +990,8 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 		return;
 
 	if (used > budget && period < EMBM_PERIOD_MAX) {
-		snprintf(why, sizeof(why), "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each)",
+		snprintf(why, sizeof(why),
+			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each)",
 			 used, budget, div64_u64(n * NSEC_PER_SEC, elapsed),
 			 s->status.sample_cost_ns);
 		embm_set_periods(s, embm_align_period(s, period * 2),

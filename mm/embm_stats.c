@@ -620,7 +620,7 @@ static unsigned int embm_lat_bucket(u64 cycles)
 }
 
 /* Pages a sample's mapping covers, at most this many (4 GiB): a bound for the sums. */
-#define EMBM_SAMPLE_PAGES_MAX	(1U << 20)
+#define EMBM_SAMPLE_PAGES_MAX	BIT(20)
 
 /*
  * Mark the base pages of a sample's mapping, @nr from the one of @pfn

@@ -236,9 +236,9 @@ bench_extra() {
 		# The threads first-touch together: their summed time / threads.
 		rate = $5 > 0 ? $4 / ($5 / $3 / 1000) : 0
 		if (!nl++)
-			printf "%-6s %7s %9s %12s %9s %8s\n", "mode", "threads", "faults",
+			printf "%-9s %7s %9s %12s %9s %8s\n", "mode", "threads", "faults",
 				"faults/s", "smp/flt", "lost"
-		printf "%-6s %7d %9d %12.0f %9.4f %8d\n", $2, $3, $4, rate, $6 / $4, $7
+		printf "%-9s %7d %9d %12.0f %9.4f %8d\n", $2, $3, $4, rate, $6 / $4, $7
 		# A loss: one said (perf: LOST records, each for one or more
 		# samples), or samples missing (throttling, or unsaid).
 		lossy = $7 > 0 || $6 < 0.99 * $4
@@ -270,8 +270,9 @@ bench_extra() {
 	END {
 		if (!nl || nm != 2 || ns != 1) { print "missing loss, mem or sessions lines"; exit 1 }
 		print ""
-		for (mi = 1; mi <= 2; mi++) {
-			m = mi == 1 ? "embm" : "perf"
+		split("embm perf embm-zero perf-zero", modes, " ")
+		for (mi = 1; mi <= 4; mi++) {
+			m = modes[mi]
 			if (!(m in seen)) { printf "%s: no loss runs\n", m; bad = 1; continue }
 			if (!(m in safe))
 				printf "%s: losses at every rate, from %.0f faults/s\n", m, onset[m]

@@ -19,11 +19,11 @@ cmd_demo() {
 		echo "== embm-bench: 32 MiB on node 0 (local DRAM), 48 MiB on node 1 (remote DRAM),"
 		echo "== 16 MiB on node 2 (no CPUs), 16 MiB on node $cxl (CXL; QEMU emulates its"
 		echo "== accesses, about 0.6 ms a first touch), 2 threads"
-		echo "== embm-run --node $cxl: the CXL node is the node under study"
-		echo 0 >/sys/kernel/mm/embm/cpu_budget
+		echo "== embm-run --node $cxl: the CXL node is the node under study; every knob"
+		echo "== at its default (the CPU budget may move the period: shares hold)"
 		embm-run -n "$cxl" -t 5 -- embm-bench -t 2 -b 32M@0 -b 48M@1 -b 16M@2 -b "16M@$cxl"
 		echo
 		echo "== the kernel log"
-		dmesg | grep "embm:" | tail -n 9
+		dmesg | grep "embm:" | tail -n 8
 	'
 }

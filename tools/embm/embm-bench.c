@@ -56,6 +56,7 @@ static enum pattern pattern = WRITE;
 static int nr_threads = 1, nr_children;
 static long passes = 1;
 static int nr_sessions;
+static bool huge, zero_read;
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
 static unsigned long long *touch_ns;	/* first touches' time, all threads; shared */
@@ -70,6 +71,10 @@ static const struct embm_tool_opt bench_opts[] = {
 	{ "children", required_argument, 'c', "N",
 	  "child processes, each with buffers of its own" },
 	{ "passes", required_argument, 'r', "N", "passes of the pattern (default 1)" },
+	{ "huge", no_argument, 'H', NULL,
+	  "transparent huge pages (MADV_HUGEPAGE) instead of 4 KiB pages" },
+	{ "first-touch", required_argument, 'F', "HOW",
+	  "write (default) or read: never-written memory maps the zero page" },
 	{ "sessions", required_argument, 's', "N",
 	  "instead: time N embm_start() + embm_end() pairs on itself" },
 	{ }
@@ -93,8 +98,10 @@ static const struct embm_tool tool = {
 		[EMBM_OPT_OUTPUT] = "write to FILE, not stdout",
 	},
 	.notes =
-		"Every page is first written once (pages), then the pattern makes one\n"
-		"access per 64-byte line a pass (accesses = loads + stores).\n",
+		"Every page is first written once (pages: 4 KiB pages first touched, in huge\n"
+		"pages too), then the pattern makes one access per 64-byte line a pass\n"
+		"(accesses = loads + stores).  embm-run names its estimates alike: pages\n"
+		"for the swfault source (first touches), accesses for pebs and ibs.\n",
 	.parse = bench_opt,
 };
 
@@ -197,11 +204,18 @@ static void *worker(void *arg)
 
 	double t0 = now();
 
-	/* First touches: one write a page. */
+	/* First touches: one write (or read) a page. */
 	for (b = 0; b < nr_buffers; b++) {
-		for (size_t off = 0; off < s->len[b]; off += PAGE)
-			__atomic_store_n(&s->base[b][off], 1, __ATOMIC_RELAXED);
-		add(buffers[b].node, s->len[b] / PAGE, 0, s->len[b] / PAGE);
+		for (size_t off = 0; off < s->len[b]; off += PAGE) {
+			if (zero_read)
+				sink += __atomic_load_n(&s->base[b][off], __ATOMIC_RELAXED);
+			else
+				__atomic_store_n(&s->base[b][off], 1, __ATOMIC_RELAXED);
+		}
+		if (zero_read)
+			add(buffers[b].node, s->len[b] / PAGE, s->len[b] / PAGE, 0);
+		else
+			add(buffers[b].node, s->len[b] / PAGE, 0, s->len[b] / PAGE);
 		if (pattern == CHASE && s->len[b]) {
 			chain[b] = make_chain(s->base[b], s->len[b], &rng);
 			add(buffers[b].node, 0, 0, s->len[b] / LINE);
@@ -264,8 +278,8 @@ static void run_process(unsigned int id)
 		if (!p)
 			fatal("cannot allocate %zu bytes on node %d", buffers[b].size,
 			      buffers[b].node);
-		if (madvise(p, buffers[b].size, MADV_NOHUGEPAGE))
-			fatal("madvise(MADV_NOHUGEPAGE): %m");
+		if (madvise(p, buffers[b].size, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+			fatal("madvise(%s): %m", huge ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
 		for (t = 0; t < nr_threads; t++) {
 			slices[t].base[b] = p + t * per * PAGE;
 			slices[t].len[b] = (t == nr_threads - 1 ? pages - t * per : per) * PAGE;
@@ -359,6 +373,14 @@ static int bench_opt(int opt, const char *arg, void *data)
 		return 0;
 	case 'r':
 		passes = atol(arg);
+		return 0;
+	case 'H':
+		huge = true;
+		return 0;
+	case 'F':
+		if (strcmp(arg, "write") && strcmp(arg, "read"))
+			fatal("--first-touch: write or read");
+		zero_read = !strcmp(arg, "read");
 		return 0;
 	case 's':
 		nr_sessions = atoi(arg);

@@ -21,11 +21,17 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		{ "source", r->source, sizeof(r->source) },
 		{ "source_reason", r->reason, sizeof(r->reason) },
 		{ "source_semantics", r->semantics, sizeof(r->semantics) },
+		{ "source_blind", r->blind, sizeof(r->blind) },
+		{ "accesses_unit", r->unit, sizeof(r->unit) },
+		{ "period_why", r->period_why, sizeof(r->period_why) },
 		{ "cpus", r->cpus, sizeof(r->cpus) },
 	};
 	struct { const char *key; unsigned long long *v; } nums[] = {
 		{ "period", &r->period }, { "store_period", &r->store_period },
+		{ "period_start", &r->period_start }, { "period_max", &r->period_max },
 		{ "period_changes", &r->period_changes }, { "elapsed_ms", &r->elapsed_ms },
+		{ "cpu_budget", &r->cpu_budget }, { "budget_used_permille", &r->budget_used },
+		{ "sample_cost_ns", &r->sample_cost_ns }, { "lost_events", &r->lost_events },
 		{ "samples", &r->samples }, { "attributed", &r->attributed },
 		{ "no_phys", &r->no_phys }, { "bad_pfn", &r->bad_pfn },
 		{ "lost", &r->lost }, { "throttled", &r->throttled },
@@ -50,6 +56,16 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		v = embm_proc_status_str(st, nums[i].key);
 		*nums[i].v = v ? strtoull(v, NULL, 10) : 0;
 	}
+	if (!r->unit[0])
+		snprintf(r->unit, sizeof(r->unit), "accesses");
+	v = embm_proc_status_str(st, "source_fields");
+	r->fields = v ? 0 : EMBM_HAS_OP | EMBM_HAS_LATENCY | EMBM_HAS_DATA_SRC;
+	if (v && strstr(v, "loads"))
+		r->fields |= EMBM_HAS_OP;
+	if (v && strstr(v, "lat_samples"))
+		r->fields |= EMBM_HAS_LATENCY;
+	if (v && strstr(v, "cache"))
+		r->fields |= EMBM_HAS_DATA_SRC;
 	if (embm_proc_status_str(st, "target"))
 		r->target = embm_proc_status_ll(st, "target");
 	if (embm_proc_status_str(st, "node"))
@@ -134,6 +150,37 @@ void embm_report_free(struct embm_report *r)
 	r->hot = NULL;
 }
 
+/*
+ * What the columns mean, for --help, the README and the admin guide: the
+ * first thing a reader of a report needs.
+ */
+const char embm_report_legend[] =
+	"The per-node table (a column the source cannot fill is left out):\n"
+	"  samples    samples whose physical address is on the node (a count)\n"
+	"  share      the node's part of the estimate: each sample weighs its period\n"
+	"             (and, for page faults, the 4 KiB pages it mapped), so the\n"
+	"             shares hold while the adaptive period moves\n"
+	"  loads, stores   samples of loads, of stores (pebs, ibs)\n"
+	"  accesses   estimated loads and stores (pebs, ibs): samples x period,\n"
+	"             scaled when perf multiplexed the event\n"
+	"  pages      estimated 4 KiB pages first touched (swfault): faults x period\n"
+	"             x pages each mapped (a 2 MiB huge page counts 512)\n"
+	"  lat(cyc)   mean load latency in core cycles of samples served by memory,\n"
+	"             each weighing its period (pebs, ibs)\n"
+	"  distinct   distinct 4 KiB pages among the samples (an estimate, at most\n"
+	"             the pages the samples covered)\n"
+	"  cache, memory   samples served by a cache, by memory (pebs, ibs)\n"
+	"  cxl, windows    samples in a CXL window, and the windows of the node\n"
+	"Rows: '*' marks the node under study; tier is dram (a node with CPUs),\n"
+	"far (memory without CPUs, or below the top tier) or cxl (in a CXL window).\n"
+	"The matrix and the hot pages' counts are estimates too (samples x period).\n";
+
+/* Is @v, of @r's columns, one the source fills? */
+static bool has(const struct embm_report *r, unsigned int v)
+{
+	return r->fields & v;
+}
+
 static void print_lat(FILE *f, const struct embm_node *n)
 {
 	if (n->lat_samples)
@@ -164,6 +211,53 @@ static void print_windows(FILE *f, const struct embm_report *r)
 	}
 }
 
+/* "period 1 -> 16 (max 16, 2 changes, last: WHY)", or "period 16". */
+static void print_period(FILE *f, const struct embm_report *r)
+{
+	if (!r->period_changes) {
+		fprintf(f, "period %llu", r->period);
+		return;
+	}
+	fprintf(f, "period %llu -> %llu (max %llu, %llu change%s; last: %s)", r->period_start,
+		r->period, r->period_max, r->period_changes, r->period_changes == 1 ? "" : "s",
+		r->period_why);
+}
+
+/*
+ * What the reader should know before reading the table: nothing sampled,
+ * most samples without an address, or most lost.
+ */
+static void print_hints(FILE *f, const struct embm_report *r)
+{
+	unsigned long long noaddr = r->no_phys + r->bad_pfn;
+
+	if (!r->samples && !r->lost) {
+		fprintf(f, "hint: no samples: nothing the target did was seen by %s",
+			r->source[0] ? r->source : "the source");
+		if (!strcmp(r->source, "swfault"))
+			fprintf(f, ", which samples page faults: a process that touched its\n"
+				"memory before the session makes none (see 'not seen' above)");
+		fprintf(f, "\n");
+	}
+	if (noaddr && noaddr * 2 > r->samples)
+		fprintf(f,
+			"warning: %llu of %llu samples had no physical address%s: the shares are of the %llu others\n",
+			noaddr, r->samples,
+			!strcmp(r->source, "swfault") ?
+			" (reads of never-written memory map the zero page; kernel threads')" : "",
+			r->attributed);
+	if (r->lost && r->lost * 2 > r->samples)
+		fprintf(f,
+			"warning: %llu samples lost, more than half: the shares are of the samples kept; raise /sys/kernel/mm/embm/ring_pages or the period\n",
+			r->lost);
+}
+
+/* The estimate's column title: "accesses" or "pages". */
+static const char *unit(const struct embm_report *r)
+{
+	return r->unit[0] ? r->unit : "accesses";
+}
+
 /**
  * embm_report_print() - the report as tables for a person
  * @f:    where to
@@ -183,41 +277,65 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		fprintf(f, "no session since boot\n");
 		return;
 	}
-	fprintf(f, "session %s, target %d, node %d, %llu.%03llu s, source %s (period %llu, %s)\n",
+	fprintf(f, "session %s, target %d, node %d, %llu.%03llu s, source %s (%s)\n",
 		r->state, r->target, r->node, r->elapsed_ms / 1000, r->elapsed_ms % 1000,
-		r->source, r->period, r->reason);
-	if (r->semantics[0])
+		r->source, r->reason);
+	print_period(f, r);
+	if (r->cpu_budget)
+		fprintf(f, "; cpu_budget %llu permille, used %llu (%llu ns a sample)\n",
+			r->cpu_budget, r->budget_used, r->sample_cost_ns);
+	else
+		fprintf(f, "; cpu_budget off\n");
+	if (r->semantics[0] && strcmp(r->semantics, "-"))
 		fprintf(f, "%s: %s\n", r->source, r->semantics);
+	if (r->blind[0] && strcmp(r->blind, "-"))
+		fprintf(f, "not seen by %s: %s\n", r->source, r->blind);
 	fprintf(f,
-		"samples %llu: attributed %llu (cache-served %llu), no address %llu; lost %llu, throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n",
+		"samples %llu: attributed %llu (cache-served %llu), no address %llu; lost %llu (~%llu events, nodes unknown), throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n",
 		r->samples, r->attributed, r->cache_served, r->no_phys + r->bad_pfn, r->lost,
-		r->throttled, r->cpu_ms, r->cpu_permille / 10, r->cpu_permille % 10);
+		r->lost_events, r->throttled, r->cpu_ms, r->cpu_permille / 10,
+		r->cpu_permille % 10);
 	if (r->kinds_multiplexed)
 		fprintf(f, "%s%s",
 			"ran part of the time (other perf users, too few counters or CPUs\n"
 			"without events; accesses scaled up):\n", r->multiplexed);
+	print_hints(f, r);
 	fprintf(f, "\n");
 
-	fprintf(f,
-		"  node tier    samples   share    loads   stores     accesses  lat(cyc)     pages      cache     memory        cxl windows\n");
+	fprintf(f, "  node tier    samples   share");
+	if (has(r, EMBM_HAS_OP))
+		fprintf(f, "    loads   stores");
+	fprintf(f, " %12s", unit(r));
+	if (has(r, EMBM_HAS_LATENCY))
+		fprintf(f, "  lat(cyc)");
+	fprintf(f, "  distinct");
+	if (has(r, EMBM_HAS_DATA_SRC))
+		fprintf(f, "      cache     memory");
+	fprintf(f, "        cxl windows\n");
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
-		fprintf(f, "%c %4d %-4s %10llu %6.2f%% %8llu %8llu %12llu", n->study ? '*' : ' ',
-			n->node, n->tier, n->samples, n->share, n->loads, n->stores,
-			n->accesses);
-		print_lat(f, n);
-		fprintf(f, " %9llu %10llu %10llu %10llu %s\n", n->pages, n->cache, n->mem,
-			n->cxl, n->windows[0] ? n->windows : "-");
+		fprintf(f, "%c %4d %-4s %10llu %6.2f%%", n->study ? '*' : ' ',
+			n->node, n->tier, n->samples, n->share);
+		if (has(r, EMBM_HAS_OP))
+			fprintf(f, " %8llu %8llu", n->loads, n->stores);
+		fprintf(f, " %12llu", n->accesses);
+		if (has(r, EMBM_HAS_LATENCY))
+			print_lat(f, n);
+		fprintf(f, " %9llu", n->pages);
+		if (has(r, EMBM_HAS_DATA_SRC))
+			fprintf(f, " %10llu %10llu", n->cache, n->mem);
+		fprintf(f, " %10llu %s\n", n->cxl, n->windows[0] ? n->windows : "-");
 	}
 	print_windows(f, r);
 	if (m->nr_rows) {
-		fprintf(f, "\nsamples by CPU node (rows) and memory node (columns):\n%8s", "");
+		fprintf(f, "\n%s (estimated) by CPU node (rows) and memory node (columns):\n%8s",
+			unit(r), "");
 		for (c = 0; c < m->nr_cols; c++)
 			fprintf(f, " %10s%d", "mem", m->cols[c]);
 		fprintf(f, "\n");
 		for (i = 0; i < m->nr_rows; i++) {
-			fprintf(f, "  cpu%-4d", m->rows[i]);
+			fprintf(f, "  node%-3d", m->rows[i]);
 			for (c = 0; c < m->nr_cols; c++)
 				fprintf(f, " %11llu", m->samples[i * m->nr_cols + c]);
 			fprintf(f, "\n");
@@ -226,20 +344,25 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	if (r->nr_hot && top) {
 		int shown = 0;
 
-		fprintf(f, "\nhot pages (count is at most error too high):\n");
+		fprintf(f, "\nhot pages (count: estimated %s, at most error too high):\n",
+			unit(r));
 		for (i = 0; i < r->nr_hot && shown < (int)top; i++) {
 			const struct embm_hot *h = &r->hot[i];
 
 			/* Only pages sampled more than once for sure. */
-			if (h->count - h->error < 2)
+			if (h->samples < 2)
 				continue;
 			if (!shown++)
-				fprintf(f, "  rank         pfn  node tier       count     error\n");
-			fprintf(f, "%c %4u %#11llx %5d %-4s %11llu %9llu\n", h->study ? '*' : ' ',
-				h->rank, h->pfn, h->node, h->tier, h->count, h->error);
+				fprintf(f, "%s\n",
+					"  rank         pfn  node tier       count     error   samples");
+			fprintf(f, "%c %4u %#11llx %5d %-4s %11llu %9llu %9llu\n",
+				h->study ? '*' : ' ', h->rank, h->pfn, h->node, h->tier, h->count,
+				h->error, h->samples);
 		}
 		if (!shown)
-			fprintf(f, "  none: no page was sampled more than once for sure\n");
+			fprintf(f, "  none: no page was sampled more than once for sure%s\n",
+				!strcmp(r->source, "swfault") ?
+				" (swfault: a page faults once)" : "");
 	}
 	if (r->hot_hidden && top)
 		fprintf(f, "\nhot pages: for root only (physical addresses)\n");
@@ -298,25 +421,41 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 	embm_json_str(f, r->reason);
 	fprintf(f, ", \"source_semantics\": ");
 	embm_json_str(f, r->semantics);
+	fprintf(f, ", \"source_blind\": ");
+	embm_json_str(f, r->blind);
+	fprintf(f, ", \"unit\": ");
+	embm_json_str(f, unit(r));
 	fprintf(f, ", \"cache_served\": %llu, \"kinds_multiplexed\": %llu",
 		r->cache_served, r->kinds_multiplexed);
-	fprintf(f, ",\n \"period\": %llu, \"store_period\": %llu, \"elapsed_ms\": %llu, ",
-		r->period, r->store_period, r->elapsed_ms);
+	fprintf(f, ",\n \"period\": %llu, \"store_period\": %llu, \"period_start\": %llu, ",
+		r->period, r->store_period, r->period_start);
+	fprintf(f, "\"period_max\": %llu, \"period_changes\": %llu, \"period_why\": ",
+		r->period_max, r->period_changes);
+	embm_json_str(f, r->period_why);
+	fprintf(f, ", \"cpu_budget\": %llu, \"budget_used_permille\": %llu, ",
+		r->cpu_budget, r->budget_used);
+	fprintf(f, "\"sample_cost_ns\": %llu, \"elapsed_ms\": %llu,\n ",
+		r->sample_cost_ns, r->elapsed_ms);
 	fprintf(f, "\"samples\": %llu, \"attributed\": %llu, \"no_phys\": %llu, \"lost\": %llu, ",
 		r->samples, r->attributed, r->no_phys + r->bad_pfn, r->lost);
+	fprintf(f, "\"lost_events\": %llu, ", r->lost_events);
 	fprintf(f, "\"throttled\": %llu, \"ksamplingd_cpu_ms\": %llu,\n \"nodes\": [\n",
 		r->throttled, r->cpu_ms);
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
+		/* The estimate is named as embm-bench names what it did. */
 		fprintf(f, "  {\"node\": %d, \"tier\": \"%s\", \"samples\": %llu, ",
 			n->node, n->tier, n->samples);
-		fprintf(f, "\"share_pct\": %.2f, \"loads\": %llu, \"stores\": %llu, ",
-			n->share, n->loads, n->stores);
-		fprintf(f, "\"accesses\": %llu, \"lat_samples\": %llu, \"lat_mean_cycles\": %llu, ",
-			n->accesses, n->lat_samples, n->lat_mean);
-		fprintf(f, "\"pages\": %llu, \"cache\": %llu, \"memory\": %llu, ",
-			n->pages, n->cache, n->mem);
+		fprintf(f, "\"share_pct\": %.2f, \"%s\": %llu, \"distinct_pages\": %llu, ",
+			n->share, unit(r), n->accesses, n->pages);
+		if (has(r, EMBM_HAS_OP))
+			fprintf(f, "\"loads\": %llu, \"stores\": %llu, ", n->loads, n->stores);
+		if (has(r, EMBM_HAS_LATENCY))
+			fprintf(f, "\"lat_samples\": %llu, \"lat_mean_cycles\": %llu, ",
+				n->lat_samples, n->lat_mean);
+		if (has(r, EMBM_HAS_DATA_SRC))
+			fprintf(f, "\"cache\": %llu, \"memory\": %llu, ", n->cache, n->mem);
 		fprintf(f, "\"cxl_samples\": %llu, \"windows\": ", n->cxl);
 		embm_json_str(f, n->windows);
 		fprintf(f, ", \"study\": %s}%s\n", n->study ? "true" : "false",
@@ -339,8 +478,8 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 	fprintf(f, "%s,\n \"matrix\": [\n", r->nr_win < 0 ? "" : " ]");
 	for (i = 0; i < m->nr_rows; i++) {
 		for (c = 0; c < m->nr_cols; c++)
-			fprintf(f, "  {\"cpu_node\": %d, \"mem_node\": %d, \"samples\": %llu}%s\n",
-				m->rows[i], m->cols[c], m->samples[i * m->nr_cols + c],
+			fprintf(f, "  {\"cpu_node\": %d, \"mem_node\": %d, \"%s\": %llu}%s\n",
+				m->rows[i], m->cols[c], unit(r), m->samples[i * m->nr_cols + c],
 				i + 1 < m->nr_rows || c + 1 < m->nr_cols ? "," : "");
 	}
 	fprintf(f, " ],\n \"hot_pages\": %s\n", r->hot_hidden ? "null" : "[");
@@ -349,8 +488,8 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 
 		fprintf(f, "  {\"rank\": %u, \"pfn\": %llu, \"node\": %d, \"tier\": \"%s\", ",
 			h->rank, h->pfn, h->node, h->tier);
-		fprintf(f, "\"count\": %llu, \"error\": %llu}%s\n", h->count, h->error,
-			i + 1 < r->nr_hot && i + 1 < (int)top ? "," : "");
+		fprintf(f, "\"count\": %llu, \"error\": %llu, \"samples\": %llu}%s\n", h->count,
+			h->error, h->samples, i + 1 < r->nr_hot && i + 1 < (int)top ? "," : "");
 	}
 	fprintf(f, "%s", r->hot_hidden ? "" : " ]");
 	if (more)

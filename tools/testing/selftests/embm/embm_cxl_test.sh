@@ -19,7 +19,11 @@
 #     before, and the window's node without memory at its start) counts
 #     the pages then bound to it exactly, calls the node "cxl", all of
 #     its samples in the window, which it names;
-#  5. after it, the other nodes keep their tiers.
+#  5. after it, the other nodes keep their tiers;
+#  6. with the CXL node online, the node shares stay within a point of
+#     the pages touched when the period moves mid-session, through the
+#     period knob and through the CPU budget (embm_estimate_test's two
+#     cases, whose first phase is on the last node: the CXL node).
 #
 # Skips without a CXL memory device.  Needs root, embm, embm-run,
 # embm-bench and the guest's cxl-online (scripts/embm.d/guest): outside
@@ -83,7 +87,7 @@ if [ ! -r /proc/embm/status ] || ! command -v embm-run >/dev/null ||
 	ktap_skip_all "needs root, embm, embm-run and cxl-online"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 5
+ktap_set_plan 6
 
 old_budget=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/embm/cpu_budget)
 echo 0 >/sys/kernel/mm/embm/cpu_budget
@@ -209,6 +213,22 @@ if tiers_ok "$tmp/run.json"; then
 	ktap_test_pass "after the onlining, the DRAM nodes are dram and the far node far"
 else
 	ktap_test_fail "after the onlining, the DRAM nodes are dram and the far node far"
+fi
+
+# 6: shares while the period moves, the CXL node among the nodes.
+what="node shares within 1 point while the period moves (knob, budget), CXL node $cxl included"
+if [ "$cxl" -ge 0 ] && [ -x "$DIR/embm_estimate_test" ]; then
+	"$DIR/embm_estimate_test" -t shares_hold_when_the_period_knob_moves \
+		-t shares_hold_when_the_budget_moves_the_period >"$tmp/est.log" 2>&1
+	erc=$?
+	sed 's/^/# /' "$tmp/est.log"
+	if [ $erc = 0 ] && grep -q "node $cxl: " "$tmp/est.log"; then
+		ktap_test_pass "$what"
+	else
+		ktap_test_fail "$what"
+	fi
+else
+	ktap_test_fail "$what: no CXL node ($cxl) or no embm_estimate_test"
 fi
 
 ktap_finished

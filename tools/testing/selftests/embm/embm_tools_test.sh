@@ -3,7 +3,9 @@
 #
 # Tests of the embm tools: embm-run on embm-bench must report the pages
 # embm-bench says it touched, per node (swfault, period 1); threads and
-# children, exit status, signals, --pid, errors and embm-stat.
+# children, exit status, signals, --pid, errors and embm-stat; a report
+# written for its source, the shares at the default settings, huge
+# pages, and the hints when nothing or mostly addressless samples came.
 #
 # Tolerance: a node without CPUs gets only the pages bound to it, so its
 # count is exact.  Nodes with CPUs also get the faults of starting
@@ -47,7 +49,7 @@ if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "needs root"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 13
+ktap_set_plan 18
 
 old_budget=$(knob cpu_budget)
 old_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
@@ -173,9 +175,9 @@ check "embm-stat --once and --json" sh -c \
 # 12: every /proc/embm file starts with the version the tools know
 v=1
 for f in status nodes matrix latency hotpages windows; do
-	[ "$(head -n 1 /proc/embm/$f)" = "version 3" ] || v=0
+	[ "$(head -n 1 /proc/embm/$f)" = "version 4" ] || v=0
 done
-check "procfs files are version 3 (EMBM_PROC_VERSION)" [ $v = 1 ]
+check "procfs files are version 4 (EMBM_PROC_VERSION)" [ $v = 1 ]
 
 # 13: no uncore PMU here (QEMU): one line says why, in both forms, and the
 # rest of the report is as it was (test 4 read the JSON of test 4's run);
@@ -194,6 +196,96 @@ else
 		 [ \$(grep -c '$un' '$tmp/bwi') = \$(grep -c '^session' '$tmp/bwi') ] &&
 		 [ \$(grep -c '$un' '$tmp/bwi') -ge 2 ] &&
 		 [ \$(grep -c '$un' '$tmp/bws') = 3 ] && ! grep -q 'next refresh' '$tmp/bws'"
+fi
+
+# 14: a report written for its source: swfault's has no loads, stores,
+# latency, cache or memory columns (text and JSON), names its estimate
+# "pages" as embm-bench does, says what it cannot see, and calls the
+# matrix rows nodes; the legend is in --help.
+embm-run -S swfault -P 1 -- embm-bench -b 4M@"$study" >"$tmp/src.txt" 2>&1
+embm-run -S swfault -P 1 -j -o "$tmp/src.json" -- embm-bench -b 4M@"$study" >/dev/null 2>&1
+hdr=$(grep '^  node tier' "$tmp/src.txt")
+sed 's/^/# /' "$tmp/src.txt"
+what="swfault report: only the columns it fills, its estimate named pages, what it cannot see"
+check "$what" sh -c \
+	"echo '$hdr' | grep -q ' pages  distinct ' &&
+	 ! echo '$hdr' | grep -qE 'loads|stores|lat|cache|memory|accesses' &&
+	 grep -q '^not seen by swfault: re-accesses' '$tmp/src.txt' &&
+	 grep -q '^  node[0-9]' '$tmp/src.txt' && ! grep -q '^  cpu[0-9]' '$tmp/src.txt' &&
+	 grep -q '\"node\": $study,.*\"pages\": [0-9]*, \"distinct_pages\"' '$tmp/src.json' &&
+	 ! grep -qE '\"(loads|lat_samples|cache|accesses)\"' '$tmp/src.json' &&
+	 embm-run --help | grep -q '^  distinct ' && embm-run --help | grep -q '^  share '"
+
+# 15: the default settings (the CPU budget on): the shares embm-run shows
+# are within 1 point of the pages embm-bench touched, however the period
+# moved (a session of 4 threads reading at random, as a user would run it).
+echo "$old_budget" >/sys/kernel/mm/embm/cpu_budget
+echo 0 >/sys/kernel/mm/embm/period
+set -- $nodes
+b1=$1; b2=${2:-$1}; b3=${3:-$1}
+embm-run -j -o "$tmp/def.json" -- embm-bench -p rand-read -t 4 -b 64M@"$b1" -b 16M@"$b2" \
+	-b 32M@"$b3" -j -o "$tmp/defb.json" >/dev/null 2>"$tmp/err"
+rc=$?
+echo 0 >/sys/kernel/mm/embm/cpu_budget
+good=1
+total=0
+for nd in $nodes; do
+	total=$((total + $(json_node "$tmp/defb.json" "$nd" pages)))
+done
+for nd in $nodes; do
+	truth=$(json_node "$tmp/defb.json" "$nd" pages)
+	share=$(json_node "$tmp/def.json" "$nd" share_pct)
+	[ -n "$truth" ] && [ -n "$share" ] || { good=0; continue; }
+	d=$(awk -v s="$share" -v t="$truth" -v n="$total" 'BEGIN { d = s - 100 * t / n;
+		printf "%.2f", d < 0 ? -d : d }')
+	awk -v d="$d" 'BEGIN { exit !(d <= 1) }' || good=0
+	ktap_print_msg "node $nd: $truth pages ($(awk -v t="$truth" -v n="$total" \
+		'BEGIN { printf "%.2f", 100 * t / n }')%), share $share%, off by $d"
+done
+ktap_print_msg "$(sed -n 's/.*\("period_start".*"period_why": "[^"]*"\).*/\1/p' "$tmp/def.json")"
+what="default settings: every share within 1 point of the pages touched"
+if [ $rc = 0 ] && [ $good = 1 ] && [ "$total" -gt 0 ]; then
+	ktap_test_pass "$what"
+else
+	ktap_test_fail "$what"
+	sed 's/^/# /' "$tmp/err"
+fi
+
+# 16: a session that samples nothing says so, and why it may be
+sleep 30 &
+sl=$!
+embm-run -S swfault -p $sl -d 1 >"$tmp/none.txt" 2>&1
+kill $sl
+wait $sl 2>/dev/null
+check "no samples: a hint says what swfault sees" grep -q '^hint: no samples' "$tmp/none.txt"
+
+# 17: reads of never-written memory (the zero page) have no address: a
+# warning says most samples had none, and no node gets them
+embm-run -S swfault -P 1 -j -o "$tmp/zero.json" -- \
+	embm-bench -F read -p seq-read -b 16M@"$study" >/dev/null 2>&1
+embm-run -S swfault -P 1 -- embm-bench -F read -p seq-read -b 16M@"$study" >"$tmp/zero.txt" 2>&1
+got=$(json_node "$tmp/zero.json" "$study" pages)
+noaddr=$(sed -n 's/.*"no_phys": \([0-9]*\).*/\1/p' "$tmp/zero.json")
+ktap_print_msg "zero page: $noaddr samples without address, node $study estimate $got pages"
+check "mostly addressless: a warning, and they are on no node" sh -c \
+	"grep -q '^warning: [0-9]* of [0-9]* samples had no physical address' '$tmp/zero.txt' &&
+	 [ ${noaddr:-0} -ge 4096 ] && [ ${got:-99999} -le 64 ]"
+
+# 18: huge pages count as their 4 KiB pages, as embm-bench counts them
+if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	ktap_test_skip "transparent huge pages are off"
+else
+	other=$(echo $nodes | awk '{ print $1 }')
+	embm-run -S swfault -P 1 -j -o "$tmp/thp.json" -- embm-bench -H -b 32M@"$study" \
+		-b 8M@"$other" -j -o "$tmp/thpb.json" >/dev/null 2>&1
+	truth=$(json_node "$tmp/thpb.json" "$study" pages)
+	got=$(json_node "$tmp/thp.json" "$study" pages)
+	samples=$(json_node "$tmp/thp.json" "$study" samples)
+	ktap_print_msg "huge pages on node $study: embm-bench $truth pages;" \
+		"embm $got pages in $samples samples"
+	check "huge pages: the estimate counts their 4 KiB pages" sh -c \
+		"[ -n '$truth' ] && [ '$got' -ge '$truth' ] && [ '$got' -le \$(($truth + 64)) ] &&
+		 [ '$samples' -lt \$(($truth / 8)) ]"
 fi
 
 ktap_finished
