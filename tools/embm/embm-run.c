@@ -8,9 +8,17 @@
  *   embm-run --system [--duration S] [-- cmd [args]]
  *
  * For a command, sampling is on before its first instruction: the child
- * waits until embm_start(child, node) succeeded, then execs.  Signals are
+ * waits until embm_start(child, node) succeeded, then execs, and tells
+ * the parent through a close-on-exec pipe if the exec failed.  Signals are
  * passed on through a pidfd, which cannot reach another process once the
  * child has been reaped and its pid reused.
+ *
+ * The knobs -S and -P write stay for the whole session (period and
+ * store_period written while a session runs apply to it) and are put
+ * back when embm-run exits, after embm_end(), however it exits: the end
+ * of the command or of --duration, fatal(), or a signal that ends it.
+ * Not after SIGKILL, which no process can catch: then the knobs keep
+ * embm-run's values (and the session ends as its starter exits).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,13 +36,33 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errors.h"
 #include "opts.h"
 #include "report.h"
 #include "uncore.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static const char *proc_dir = EMBM_PROC_DIR;
 static sig_atomic_t got_signal;	/* __atomic_*_n(): set by on_signal() */
 static int child_pidfd = -1;	/* the command, for signals */
+
+/* The session embm-run started, which any way out ends: session_end(). */
+static struct {
+	bool on;
+	pid_t target;
+	unsigned int flags;
+} session;
+
+/* A knob -S or -P sets; @old is put back at exit. */
+struct knob {
+	const char *name;
+	const char *val;	/* or NULL: not set */
+	char old[64];
+	bool set;		/* written, not yet put back */
+};
+
+static struct knob knobs[] = { { .name = "source" }, { .name = "period" } };
 
 static const struct embm_tool_opt run_opts[] = {
 	{ "node", required_argument, 'n', "N",
@@ -68,23 +96,40 @@ static const struct embm_tool tool = {
 		[EMBM_OPT_INTERVAL] = "print a snapshot every S seconds while running",
 	},
 	.notes =
-		"With a command, SIGINT and SIGTERM sent to embm-run alone (kill PID) are\n"
-		"passed on to it once; those the terminal sends to its whole foreground\n"
-		"process group (Ctrl-C) reach the command by themselves and are not sent\n"
-		"again.\n"
+		"With a command, SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to embm-run alone\n"
+		"(kill PID) are passed on to it once; those the terminal sends to its whole\n"
+		"foreground process group (Ctrl-C) reach the command by themselves and are\n"
+		"not sent again.  Without a command they, and SIGPIPE, end the sampling.\n"
 		"\n"
-		"Exits with the command's status (128 + signal if it was killed), or 1 when\n"
-		"embm could not sample, 2 for bad usage; the reason is printed.\n",
+		"--source and --period stay set while the session runs and are put back\n"
+		"when embm-run exits, whatever the way (not when it is killed with SIGKILL).\n"
+		"\n"
+		"Exits with the command's status (128 + signal if it was killed), 127 when\n"
+		"the command is not found, 126 when it cannot be run, 1 when embm could not\n"
+		"sample, 2 for bad usage; the reason is printed.\n",
+	.legend = embm_report_legend,
 	.stop_at_operand = true,
 	.parse = run_opt,
 };
 
-/* After fatal()'s message: stop the command, if there is one, and exit. */
+/* End the session embm-run started, if it still runs; once. */
+static void session_end(void)
+{
+	if (!session.on)
+		return;
+	session.on = false;
+	/* A command's session has ended with the command: this collects it. */
+	if (syscall(__NR_embm_end, session.target, session.flags) && errno != ENOENT)
+		fprintf(stderr, "embm-run: embm_end: %m\n");
+}
+
+/* After fatal()'s message: stop the command and the session, and exit. */
 static void die(void)
 {
 	if (child_pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, child_pidfd, SIGKILL, NULL, 0);
-	exit(1);
+	session_end();
+	exit(1);	/* knobs_restore(), by atexit() */
 }
 
 /* @fmt is a string literal, checked by the compiler as fprintf()'s is. */
@@ -101,10 +146,25 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	/*
 	 * Forward to the command, which decides whether to stop; but not
 	 * what the kernel sent (SI_KERNEL): the terminal's Ctrl-C goes to
-	 * its whole foreground process group, the command's too.
+	 * its whole foreground process group, the command's too.  SIGPIPE
+	 * is about embm-run's own output: writes fail with EPIPE instead.
 	 */
-	if (child_pidfd >= 0 && si->si_code != SI_KERNEL)
+	if (child_pidfd >= 0 && si->si_code != SI_KERNEL && sig != SIGPIPE)
 		syscall(SYS_pidfd_send_signal, child_pidfd, sig, NULL, 0);
+}
+
+/*
+ * The signals that end embm-run, or with a command are passed on: caught,
+ * so that embm-run ends the session and puts the knobs back.  The handlers
+ * fall back to the defaults in the command when it execs.
+ */
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
 }
 
 /* Write a knob, returning its old value in @old (for restoring). */
@@ -140,53 +200,90 @@ static int set_knob(const char *knob, const char *val, char *old, size_t size)
 	return err;
 }
 
-struct knob {
-	const char *name;
-	const char *val;
-	char old[64];
-	bool set;
-};
-
-static void knobs_set(struct knob *k, int n)
+/*
+ * Put the knobs back; at exit (atexit()), and again harmlessly.  After
+ * embm_end(): period and store_period would apply to a running session.
+ */
+static void knobs_restore(void)
 {
-	for (int i = 0; i < n; i++) {
-		if (!k[i].val)
-			continue;
-		if (set_knob(k[i].name, k[i].val, k[i].old, sizeof(k[i].old)))
-			fatal("cannot set /sys/kernel/mm/embm/%s to '%s': %m", k[i].name, k[i].val);
-		k[i].set = true;
-	}
-}
-
-/* Sessions copy the knobs when they start: put them back right after. */
-static void knobs_restore(struct knob *k, int n)
-{
+	struct knob *k;
 	char dummy[64];
 
-	for (int i = 0; i < n; i++) {
-		if (k[i].set)
-			set_knob(k[i].name, k[i].old, dummy, sizeof(dummy));
-		k[i].set = false;
+	for (k = knobs; k < knobs + ARRAY_SIZE(knobs); k++) {
+		if (!k->set)
+			continue;
+		k->set = false;
+		if (set_knob(k->name, k->old, dummy, sizeof(dummy)))
+			fprintf(stderr,
+				"embm-run: cannot put /sys/kernel/mm/embm/%s back to '%s': %m\n",
+				k->name, k->old);
 	}
 }
 
-static void start_or_die(pid_t pid, int node, unsigned int flags, const char *who)
+/* The knobs asked for, "source pebs, period 8", into @buf; NULL if none. */
+static const char *knobs_wanted(char *buf, size_t size)
 {
-	struct embm_report r;
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(knobs); i++) {
+		if (knobs[i].val)
+			len += snprintf(buf + len, size - len, "%s%s %s", len ? ", " : "",
+					knobs[i].name, knobs[i].val);
+		if (len >= size)
+			break;
+	}
+	return buf[0] ? buf : NULL;
+}
+
+/*
+ * Write the knobs asked for, for the session about to start on @who.
+ * Not while another session runs: it would take period and store_period
+ * as its own.
+ */
+static void knobs_set(const char *who)
+{
+	char msg[EMBM_EXPLAIN_SIZE];
+	struct knob *k;
+
+	if (!knobs_wanted(msg, sizeof(msg)))
+		return;
+	/*
+	 * This races with a session started elsewhere between the check and
+	 * embm_start(): the kernel's EBUSY still decides, and the knobs are
+	 * put back at once then, but that session may have run with them
+	 * for that while.
+	 */
+	if (embm_explain_busy("", msg, sizeof(msg)))
+		fatal("cannot sample %s: %s", who, msg);
+	atexit(knobs_restore);
+	for (k = knobs; k < knobs + ARRAY_SIZE(knobs); k++) {
+		if (!k->val)
+			continue;
+		if (set_knob(k->name, k->val, k->old, sizeof(k->old)))
+			fatal("cannot set /sys/kernel/mm/embm/%s to '%s': %m", k->name, k->val);
+		k->set = true;
+	}
+}
+
+/* Start the session of @q on @target, or say why not and exit. */
+static void start_or_die(pid_t target, unsigned int flags, const struct embm_start_req *q,
+			 const char *who)
+{
+	char msg[EMBM_EXPLAIN_SIZE];
 	int err;
 
-	if (!syscall(__NR_embm_start, pid, node, flags))
+	if (!syscall(__NR_embm_start, target, q->node, flags)) {
+		session.on = true;
+		session.target = target;
+		session.flags = flags;
 		return;
+	}
 	err = errno;
 	/* The numbers belong to other calls on kernels without embm. */
 	if (access(proc_dir, F_OK))
 		fatal("cannot sample %s: this kernel has no embm (no %s)", who, proc_dir);
-	if (err == EBUSY && !embm_report_read(&r, proc_dir)) {
-		embm_report_free(&r);
-		fatal("cannot sample %s: %s (for target %d, see %s/status)", who,
-		      embm_strerror_start(err), r.target, proc_dir);
-	}
-	fatal("cannot sample %s: %s", who, embm_strerror_start(err));
+	fatal("cannot sample %s: %s", who, embm_explain_start(err, q, msg, sizeof(msg)));
 }
 
 /* Put @pid into the cgroup of directory @dir, before it runs the command. */
@@ -304,6 +401,7 @@ struct run_args {
 	bool system_wide;
 	pid_t pid;
 	const char *cgroup;
+	int cgfd;		/* @cgroup, open */
 };
 
 static int run_opt(int opt, const char *arg, void *data)
@@ -327,125 +425,191 @@ static int run_opt(int opt, const char *arg, void *data)
 	return -1;
 }
 
-int main(int argc, char **argv)
+/* One target, and only one: or say what is wrong and exit with 2. */
+static void check_target(const struct run_args *a, int argc)
 {
-	struct embm_opts o = { .top = 10, .dir = EMBM_PROC_DIR };
-	struct run_args a = { .node = EMBM_NODE_NONE };
-	struct knob knobs[] = { { .name = "source" }, { .name = "period" } };
-	int node, go[2], status = 0, rc = 0, pidfd;
-	double duration, interval;
-	unsigned int top;
-	bool json, system_wide;
-	pid_t pid, target, child;
-	const char *cgroup;
-	unsigned int flags = 0;
-	int cgfd = -1;
-	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
+	if (a->pid && argc)
+		embm_opts_bad_usage(&tool, "--pid and a command cannot be combined");
+	if (a->pid && a->system_wide)
+		embm_opts_bad_usage(&tool, "--pid and --system cannot be combined");
+	if (a->pid && a->cgroup)
+		embm_opts_bad_usage(&tool, "--pid and --cgroup cannot be combined");
+	if (a->cgroup && a->system_wide)
+		embm_opts_bad_usage(&tool, "--cgroup and --system cannot be combined");
+	if (!a->pid && !a->system_wide && !a->cgroup && !argc)
+		embm_opts_bad_usage(&tool,
+				    "no target: give a command, --pid, --system or --cgroup");
+}
+
+/* Sample a running process, a cgroup or the system until told to stop. */
+static int run_attached(const struct run_args *a, const struct embm_start_req *q,
+			const struct embm_opts *o, FILE *out)
+{
+	unsigned int flags = a->cgroup ? EMBM_FLAG_CGROUP : 0;
+	pid_t target;
+	char what[512];
+
+	target = a->cgroup ? a->cgfd : a->system_wide ? EMBM_PID_SYSTEM : a->pid;
+	if (a->cgroup)
+		snprintf(what, sizeof(what), "cgroup %s", a->cgroup);
+	else
+		snprintf(what, sizeof(what), a->system_wide ? "system-wide" : "process %d", a->pid);
+	knobs_set(what);
+	start_or_die(target, flags, q, what);
+	uncore_start(true);
+	wait_loop(-1, o->duration, o->interval, out, what, o->json, o->top);
+	uncore_final();
+	session_end();
+	knobs_restore();
+	report(out, what, o->json, o->top, true);
+	return 0;
+}
+
+/*
+ * The child: wait for the go byte, then exec the command.  If the exec
+ * fails, its errno goes to @ex, which a successful exec closes (O_CLOEXEC).
+ */
+static void child_exec(int go, int ex, char **argv)
+{
+	char c;
+	int err;
+
+	/* EOF instead of a byte: the parent could not start sampling. */
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	close(go);
+	execvp(argv[0], argv);
+	err = errno;
+	/* The parent says it, after the session's end; or here if it cannot know. */
+	if (write(ex, &err, sizeof(err)) != sizeof(err))
+		fprintf(stderr, "embm-run: cannot run %s: %s\n", argv[0], strerror(err));
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+/* 0 once the command runs: EOF on @ex; or the errno of its failed exec. */
+static int exec_error(int ex)
+{
+	ssize_t n;
+	int err;
+
+	do
+		n = read(ex, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(ex);
+	return n == sizeof(err) ? err : 0;
+}
+
+/*
+ * The command could not be run: no report, the session ended, the knobs
+ * back; 127 if it was not found, 126 if it cannot be run, as a shell
+ * (and env, nice, timeout) exits.
+ */
+static int exec_failed(pid_t child, const char *cmd, int err)
+{
+	int status;
+
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	close(child_pidfd);
+	child_pidfd = -1;
+	embm_unc_close(&uncore);
+	session_end();
+	knobs_restore();
+	fprintf(stderr, "embm-run: cannot run %s: %s\n", cmd, strerror(err));
+	return err == ENOENT ? 127 : 126;
+}
+
+/* Run @argv under a session on it (or on its cgroup, or the system). */
+static int run_command(const struct run_args *a, const struct embm_start_req *q,
+		       const struct embm_opts *o, FILE *out, char **argv, int argc)
+{
+	unsigned int flags = a->cgroup ? EMBM_FLAG_CGROUP : 0;
+	int go[2], ex[2], status = 0, err;
 	char what[512] = "";
-	FILE *out;
-
-	embm_opts_parse(&tool, &o, argc, argv, &a);
-	node = a.node;
-	system_wide = a.system_wide;
-	pid = a.pid;
-	cgroup = a.cgroup;
-	duration = o.duration;
-	interval = o.interval;
-	top = o.top;
-	json = o.json;
-	knobs[0].val = o.source;
-	knobs[1].val = o.period;
-	argv += optind;
-	argc -= optind;
-	if ((pid && (system_wide || argc || cgroup)) || (cgroup && system_wide) ||
-	    (!pid && !system_wide && !cgroup && !argc)) {
-		embm_opts_usage(&tool, stderr);
-		return 2;
-	}
-	if (cgroup) {
-		cgfd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (cgfd < 0)
-			fatal("cannot open cgroup %s: %m", cgroup);
-		flags = EMBM_FLAG_CGROUP;
-	}
-	out = embm_opts_output(&tool, &o);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	if (!argc) {
-		/* An existing process, a cgroup or the system, until told to stop. */
-		target = cgroup ? cgfd : system_wide ? EMBM_PID_SYSTEM : pid;
-		if (cgroup)
-			snprintf(what, sizeof(what), "cgroup %s", cgroup);
-		else
-			snprintf(what, sizeof(what),
-				 system_wide ? "system-wide" : "process %d", pid);
-		knobs_set(knobs, 2);
-		start_or_die(target, node, flags, what);
-		knobs_restore(knobs, 2);
-		uncore_start(true);
-		wait_loop(-1, duration, interval, out, what, json, top);
-		uncore_final();
-		if (syscall(__NR_embm_end, target, flags) && errno != ENOENT)
-			fprintf(stderr, "embm-run: embm_end: %m\n");
-		report(out, what, json, top, true);
-		return 0;
-	}
+	pid_t child, target;
+	const char *who;
 
 	for (int i = 0; i < argc; i++)
 		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s",
 			 i ? " " : "", argv[i]);
-	if (pipe(go))
+	who = a->cgroup ? a->cgroup : a->system_wide ? "the system" : what;
+	knobs_set(who);
+	if (pipe(go) || pipe2(ex, O_CLOEXEC))
 		fatal("pipe: %m");
 	child = fork();
 	if (child < 0)
 		fatal("fork: %m");
 	if (child == 0) {
-		char c;
-
 		close(go[1]);
-		/* EOF instead of a byte: the parent could not start sampling. */
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		close(go[0]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "embm-run: cannot run %s: %m\n", argv[0]);
-		_exit(127);
+		close(ex[0]);
+		child_exec(go[0], ex[1], argv);
 	}
 	close(go[0]);
-	if (cgroup)
-		join_cgroup(cgroup, child);
-	target = cgroup ? cgfd : system_wide ? EMBM_PID_SYSTEM : child;
-	knobs_set(knobs, 2);
-	start_or_die(target, node, flags, cgroup ? cgroup : system_wide ? "the system" : what);
-	knobs_restore(knobs, 2);
+	close(ex[1]);
+	if (a->cgroup)
+		join_cgroup(a->cgroup, child);
+	target = a->cgroup ? a->cgfd : a->system_wide ? EMBM_PID_SYSTEM : child;
+	start_or_die(target, flags, q, who);
 	uncore_start(false);
 	/* The child waits for go[] and cannot have been reaped yet. */
-	pidfd = syscall(SYS_pidfd_open, child, 0);
-	if (pidfd < 0)
+	child_pidfd = syscall(SYS_pidfd_open, child, 0);
+	if (child_pidfd < 0)
 		fatal("pidfd_open: %m");
-	child_pidfd = pidfd;
 	embm_unc_enable(&uncore);
 	if (write(go[1], "g", 1) != 1)
 		fatal("cannot start the command: %m");
 	close(go[1]);
+	err = exec_error(ex[0]);
+	if (err)
+		return exec_failed(child, argv[0], err);
 
-	wait_loop(pidfd, 0, interval, out, what, json, top);
+	wait_loop(child_pidfd, 0, o->interval, out, what, o->json, o->top);
 	uncore_final();
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR)
 			fatal("waitpid: %m");
 	}
-	/* After its exit the session has ended by itself; this collects it. */
-	if (syscall(__NR_embm_end, target, flags) && errno != ENOENT)
-		fprintf(stderr, "embm-run: embm_end: %m\n");
-	report(out, what, json, top, true);
+	session_end();
+	knobs_restore();
+	report(out, what, o->json, o->top, true);
 	if (out != stdout)
 		fclose(out);
 
 	if (WIFEXITED(status))
-		rc = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		rc = 128 + WTERMSIG(status);
-	return rc;
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct embm_opts o = { .top = 10, .dir = EMBM_PROC_DIR };
+	struct run_args a = { .node = EMBM_NODE_NONE, .cgfd = -1 };
+	struct embm_start_req q = { .root = "" };
+	char set[128];
+	FILE *out;
+
+	embm_opts_parse(&tool, &o, argc, argv, &a);
+	knobs[0].val = o.source;
+	knobs[1].val = o.period;
+	argv += optind;
+	argc -= optind;
+	check_target(&a, argc);
+	if (a.cgroup) {
+		a.cgfd = open(a.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (a.cgfd < 0)
+			fatal("cannot open cgroup %s: %m", a.cgroup);
+	}
+	out = embm_opts_output(&tool, &o);
+	catch_signals();
+
+	q.pid = a.pid;
+	q.cpu_wide = a.system_wide || a.cgroup;
+	q.cgroup = a.cgroup;
+	q.node = a.node;
+	q.knobs = knobs_wanted(set, sizeof(set));
+	if (!argc)
+		return run_attached(&a, &q, &o, out);
+	return run_command(&a, &q, &o, out, argv, argc);
 }

@@ -5,7 +5,8 @@
  * Each tool lists its own options and picks the shared ones; one
  * getopt_long() loop takes both, checks the values of the shared ones and
  * prints the usage, so that -j, -o, -d, -i, -t and the others mean the
- * same in every tool.  Bad usage exits with 2, --help with 0.
+ * same in every tool.  Bad usage says what is wrong and where the usage
+ * is, and exits with 2; --help prints the usage and exits with 0.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -85,11 +86,20 @@ void embm_opts_usage(const struct embm_tool *t, FILE *f)
 		fprintf(f, "  %-*s  %s\n", width, left[i], help[i]);
 	if (t->notes)
 		fprintf(f, "\n%s", t->notes);
+	if (t->legend)
+		fprintf(f, "\n%s", t->legend);
 }
 
-static void bad_usage(const struct embm_tool *t)
+/**
+ * embm_opts_hint() - after bad usage was said: where to read more, and exit
+ * @t: the tool
+ *
+ * Prints "see TOOL --help" on stderr and exits with 2; after getopt_long()'s
+ * message, or embm_opts_bad_usage()'s "TOOL: what is wrong".
+ */
+void embm_opts_hint(const struct embm_tool *t)
 {
-	embm_opts_usage(t, stderr);
+	fprintf(stderr, "see %s --help\n", t->name);
 	exit(2);
 }
 
@@ -110,11 +120,8 @@ long embm_opts_num(const struct embm_tool *t, const char *opt, const char *s,
 	long v;
 
 	v = strtol(s, &end, 10);
-	if (!*s || *end || v < min || v > max) {
-		fprintf(stderr, "%s: %s: not a number from %ld to %ld: '%s'\n", t->name, opt,
-			min, max, s);
-		exit(2);
-	}
+	if (!*s || *end || v < min || v > max)
+		embm_opts_bad_usage(t, "%s: not a number from %ld to %ld: '%s'", opt, min, max, s);
 	return v;
 }
 
@@ -125,10 +132,8 @@ static double parse_seconds(const struct embm_tool *t, const char *opt, const ch
 	double v;
 
 	v = strtod(s, &end);
-	if (!*s || *end || !(v >= 0) || v > 1e9) {
-		fprintf(stderr, "%s: %s: not seconds >= 0: '%s'\n", t->name, opt, s);
-		exit(2);
-	}
+	if (!*s || *end || !(v >= 0) || v > 1e9)
+		embm_opts_bad_usage(t, "%s: not seconds >= 0: '%s'", opt, s);
 	return v;
 }
 
@@ -172,7 +177,8 @@ static void take_shared(const struct embm_tool *t, struct embm_opts *o, int i,
  * @argv: main()'s
  * @data: given to @t->parse with each of the tool's own options
  *
- * Prints the usage and exits: with 0 for --help, 2 for bad usage.
+ * Exits with 0 after printing the usage for --help; with 2 for bad usage,
+ * after getopt_long()'s message or the tool's own.
  *
  * Return: the index in @argv of the first operand (optind).
  */
@@ -208,7 +214,7 @@ int embm_opts_parse(const struct embm_tool *t, struct embm_opts *o, int argc,
 		if (i < EMBM_NR_OPTS)
 			take_shared(t, o, i, optarg);
 		else if (opt == '?' || !t->parse || t->parse(opt, optarg, data))
-			bad_usage(t);
+			embm_opts_hint(t);
 	}
 	return optind;
 }

@@ -50,15 +50,26 @@ struct embm_tool {
 	const char *name;		/* "embm-run": messages */
 	const char *usage;		/* "usage: ..." and what it does */
 	const char *notes;		/* after the options, or NULL */
+	const char *legend;		/* after the notes (a report's columns), or NULL */
 	const struct embm_tool_opt *opts;	/* its own, ending with { } */
 	unsigned int shared;		/* EMBM_OPT() bits */
 	const char *help[EMBM_NR_OPTS];	/* a shared option's help here, or NULL */
 	bool stop_at_operand;		/* what follows the first operand is its own */
-	/* Take one of its own options: 0, or -1 for bad usage. */
+	/* Take one of its own options: 0, or -1 for bad usage (say why first). */
 	int (*parse)(int opt, const char *arg, void *data);
 };
 
 void embm_opts_usage(const struct embm_tool *t, FILE *f);
+void embm_opts_hint(const struct embm_tool *t);
+
+/* Say what is wrong with the command line (@fmt a string literal), exit with 2. */
+#define embm_opts_bad_usage(t, fmt, ...)					\
+	do {									\
+		const struct embm_tool *__tool = (t);				\
+										\
+		fprintf(stderr, "%s: " fmt "\n", __tool->name, ##__VA_ARGS__);	\
+		embm_opts_hint(__tool);						\
+	} while (0)
 int embm_opts_parse(const struct embm_tool *t, struct embm_opts *o, int argc,
 		    char **argv, void *data);
 long embm_opts_num(const struct embm_tool *t, const char *opt, const char *s,

@@ -496,36 +496,3 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		more(f, arg);
 	fprintf(f, "}\n");
 }
-
-/* What an errno of embm_start() means, for a person; NULL: strerror()'s. */
-static const char *const start_errors[] = {
-	[ENOSYS]	= "this kernel has no embm system calls (built without CONFIG_EMBM)",
-	[EACCES]	=
-		"not allowed by perf's rules: kernel.perf_event_paranoid, CAP_PERFMON (CAP_SYS_ADMIN at level 3+), ptrace access to the target",
-	[EPERM]		=
-		"the ring buffers pass your mlock limit (perf_event_mlock_kb, RLIMIT_MEMLOCK); lower ring_pages, or use CAP_IPC_LOCK",
-	[E2BIG]		=
-		"more events than /sys/kernel/mm/embm/max_events (threads x CPUs x kinds)",
-	[EAGAIN]	= "the target makes threads faster than they can be listed; try again",
-	[EINTR]		= "interrupted while waiting for the target or another session",
-	[ESRCH]		= "no such process, or all its threads have exited",
-	[EINVAL]	=
-		"invalid pid or node (the node must be online and have memory), or a knob the source refuses",
-	[EBUSY]		= "a session is already running",
-	[EBADF]		= "not an open cgroup v2 directory",
-	[ENOENT]	=
-		"the cgroup is being removed, or has no perf_event controller yet (enable any controller in the root's cgroup.subtree_control once)",
-	[EOPNOTSUPP]	= "no sample source works here, or not the one forced (see dmesg)",
-	[ENOMEM]	= "out of memory",
-};
-
-/**
- * embm_strerror_start() - what an errno of embm_start() means, for a person
- * @err: the errno
- */
-const char *embm_strerror_start(int err)
-{
-	if (err >= 0 && err < (int)ARRAY_SIZE(start_errors) && start_errors[err])
-		return start_errors[err];
-	return strerror(err);
-}

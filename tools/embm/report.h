@@ -59,7 +59,6 @@ extern const char embm_report_legend[];
 typedef void (*embm_json_more_fn)(FILE *f, void *arg);
 void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		      const char *what, unsigned int top, embm_json_more_fn more, void *arg);
-const char *embm_strerror_start(int err);
 void embm_json_str(FILE *f, const char *s);
 
 #endif /* __EMBM_TOOLS_REPORT_H */
