@@ -38,12 +38,14 @@
 /*
  * An entry: the page's physical address; below it, the order of the
  * mapping's size in base pages (0 for a base page, 9 for 2 MiB on x86),
- * then the kind.
+ * then the kind.  Or a period mark: the period of the kind's samples
+ * from here on (perf's, perf_sample_data::period), in place of the page.
  */
 #define EMBM_DIRECT_KIND	GENMASK(2, 0)
 #define EMBM_DIRECT_ORDER	GENMASK(7, 3)
+#define EMBM_DIRECT_MARK	BIT(8)
 static_assert(EMBM_DIRECT_KIND + 1 >= EMBM_MAX_EVENTS);
-static_assert(EMBM_DIRECT_ORDER < PAGE_SIZE);
+static_assert(EMBM_DIRECT_MARK < PAGE_SIZE);
 
 /* Hard IRQ context (irq_work): wake the reader, if it may be woken. */
 static void embm_direct_wake(struct irq_work *work)
@@ -71,9 +73,11 @@ struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu)
 	struct embm_direct *dq;
 	unsigned int n = roundup_pow_of_two(max(nr_entries, 2U)), k;
 
-	dq = kvzalloc_node(struct_size(dq, ent, n), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
+	/* Entries are written before they are read: only the header is zeroed. */
+	dq = kvmalloc_node(struct_size(dq, ent, n), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 	if (!dq)
 		return NULL;
+	memset(dq, 0, sizeof(*dq));
 	dq->mask = n - 1;
 	init_irq_work(&dq->wake, embm_direct_wake);
 	for (k = 0; k < EMBM_MAX_EVENTS; k++) {
@@ -145,6 +149,30 @@ void *embm_direct_context(struct embm_direct *dq, int kind)
 	return &dq->ctx[kind];
 }
 
+/*
+ * Queue entry @e of a sample of @kind, or count the sample lost when the
+ * queue is full.  The push that fills the queue to half wakes its reader.
+ * Context: the writer of @dq.
+ */
+static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind)
+{
+	u64 head = dq->head, used;
+
+	/* Acquire: the reader is done with the entry before we reuse it. */
+	used = head - smp_load_acquire(&dq->tail);
+	if (used > dq->mask) {
+		WRITE_ONCE(dq->lost[kind], dq->lost[kind] + 1);
+		return false;
+	}
+	dq->ent[head & dq->mask] = e;
+	/* Release: the entry is written before the reader sees it. */
+	smp_store_release(&dq->head, head + 1);
+	/* Fill levels rise one at a time: each rise to half is seen. */
+	if (used + 1 == (dq->mask + 1) / 2)
+		irq_work_queue(&dq->wake);
+	return true;
+}
+
 /**
  * embm_direct_push() - queue one sample
  * @dq: the queue, written by one writer at a time
@@ -159,22 +187,35 @@ void *embm_direct_context(struct embm_direct *dq, int kind)
  */
 bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int kind)
 {
-	u64 head = dq->head, used;
+	return embm_direct_put(dq, (phys & PAGE_MASK) |
+			       FIELD_PREP(EMBM_DIRECT_ORDER, min(order, 31U)) | kind, kind);
+}
 
-	/* Acquire: the reader is done with the entry before we reuse it. */
-	used = head - smp_load_acquire(&dq->tail);
-	if (used > dq->mask) {
-		WRITE_ONCE(dq->lost[kind], dq->lost[kind] + 1);
-		return false;
+/**
+ * embm_direct_push_period() - queue one sample with its period
+ * @dq: the queue, written by one writer at a time
+ * @phys: its physical address, or 0 for none
+ * @order: log2 of the base pages of its mapping, at most 31
+ * @kind: its event's kind, below EMBM_MAX_EVENTS
+ * @period: the events it stands for, below 2^(64 - PAGE_SHIFT)
+ *
+ * A period other than the last one queued for @kind goes first, as a mark
+ * that the reader keeps for the kind's samples after it (an entry of its
+ * own: periods change seldom).  When the queue has no room for both, the
+ * sample is counted lost once.
+ *
+ * Context: the writer of @dq; never sleeps.
+ * Return: false if the queue was full.
+ */
+bool embm_direct_push_period(struct embm_direct *dq, u64 phys, unsigned int order, int kind,
+			     u64 period)
+{
+	if (unlikely(dq->period[kind] != period)) {
+		if (!embm_direct_put(dq, (period << PAGE_SHIFT) | EMBM_DIRECT_MARK | kind, kind))
+			return false;
+		dq->period[kind] = period;
 	}
-	dq->ent[head & dq->mask] = (phys & PAGE_MASK) |
-		FIELD_PREP(EMBM_DIRECT_ORDER, min(order, 31U)) | kind;
-	/* Release: the entry is written before the reader sees it. */
-	smp_store_release(&dq->head, head + 1);
-	/* Fill levels rise one at a time: each rise to half is seen. */
-	if (used + 1 == (dq->mask + 1) / 2)
-		irq_work_queue(&dq->wake);
-	return true;
+	return embm_direct_push(dq, phys, order, kind);
 }
 
 /**
@@ -208,30 +249,39 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 	 */
 	size = 0;
 	phys = perf_sample_phys_addr(virt, virt < TASK_SIZE ? &size : NULL);
-	embm_direct_push(dq, phys, size > PAGE_SIZE ? ilog2(size) - PAGE_SHIFT : 0,
-			 ctx->kind);
+	/* The period perf counted the sample with: the events it stands for. */
+	embm_direct_push_period(dq, phys, size > PAGE_SIZE ? ilog2(size) - PAGE_SHIFT : 0,
+				ctx->kind, data->period);
 }
 
 /**
  * embm_direct_read() - consume every queued sample
  * @dq: the queue
  * @fn: called with each sample's physical address (0: none), the order of
- *	its mapping's size in base pages, and its kind
+ *	its mapping's size in base pages, its kind, and its period (the last
+ *	mark of the kind read; 0 before the first)
  * @arg: passed to @fn
  *
  * Context: a reader of the queue, serialised with the others by the
  * sampler's lock; process or any, as @fn allows.
- * Return: the number of samples read.
+ * Return: the number of samples read (marks are not samples).
  */
 unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *arg)
 {
 	/* Acquire pairs with the writer's release of head. */
 	u64 head = smp_load_acquire(&dq->head), tail = dq->tail, e;
 	unsigned int n = 0;
+	int k;
 
-	for (; tail != head; tail++, n++) {
+	for (; tail != head; tail++) {
 		e = READ_ONCE(dq->ent[tail & dq->mask]);
-		fn(e & PAGE_MASK, FIELD_GET(EMBM_DIRECT_ORDER, e), e & EMBM_DIRECT_KIND, arg);
+		k = e & EMBM_DIRECT_KIND;
+		if (e & EMBM_DIRECT_MARK) {
+			dq->rd_period[k] = e >> PAGE_SHIFT;
+			continue;
+		}
+		fn(e & PAGE_MASK, FIELD_GET(EMBM_DIRECT_ORDER, e), k, dq->rd_period[k], arg);
+		n++;
 	}
 	/* Release: the entries are read before the writer may reuse them. */
 	smp_store_release(&dq->tail, tail);

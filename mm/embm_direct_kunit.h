@@ -15,10 +15,11 @@ struct embm_direct_seen {
 	u64 phys[8];
 	unsigned int order[8];
 	int kind[8];
+	u64 period[8];
 	unsigned int n;
 };
 
-static void embm_direct_seen_fn(u64 phys, unsigned int order, int kind, void *arg)
+static void embm_direct_seen_fn(u64 phys, unsigned int order, int kind, u64 period, void *arg)
 {
 	struct embm_direct_seen *seen = arg;
 
@@ -26,6 +27,7 @@ static void embm_direct_seen_fn(u64 phys, unsigned int order, int kind, void *ar
 		seen->phys[seen->n] = phys;
 		seen->order[seen->n] = order;
 		seen->kind[seen->n] = kind;
+		seen->period[seen->n] = period;
 	}
 	seen->n++;
 }
@@ -113,8 +115,20 @@ static void embm_direct_overflow_test(struct kunit *test)
 	/* Address 0: perf_sample_data_init() leaves addr as it was. */
 	perf_sample_data_init(&data, 0, 1);
 	embm_direct_overflow(event, &data, NULL);
+	/* Kind 1 again, its period now 16, then 16 again: one more mark. */
+	event->overflow_handler_context = embm_direct_context(dq, 1);
+	perf_sample_data_init(&data, 0, 16);
+	embm_direct_overflow(event, &data, NULL);
+	embm_direct_overflow(event, &data, NULL);
 	local_irq_enable();
-	KUNIT_EXPECT_EQ(test, 2U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+	/* Three marks (1, 1, 16) and four samples in the queue; samples read. */
+	KUNIT_EXPECT_EQ(test, 7ULL, dq->head);
+	KUNIT_EXPECT_EQ(test, 4U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+	KUNIT_EXPECT_EQ(test, 1ULL, seen.period[0]);
+	KUNIT_EXPECT_EQ(test, 1ULL, seen.period[1]);
+	KUNIT_EXPECT_EQ(test, 16ULL, seen.period[2]);
+	KUNIT_EXPECT_EQ(test, 1, seen.kind[2]);
+	KUNIT_EXPECT_EQ(test, 16ULL, seen.period[3]);
 	KUNIT_EXPECT_EQ(test, PFN_PHYS(page_to_pfn(page)), seen.phys[0]);
 	/* A kernel address: its direct map's page size is not a fault's. */
 	KUNIT_EXPECT_EQ(test, 0U, seen.order[0]);
@@ -227,7 +241,8 @@ struct embm_direct_check {
 	u64 next, bad;
 };
 
-static void embm_direct_check_fn(u64 phys, unsigned int order, int kind, void *arg)
+static void embm_direct_check_fn(u64 phys, unsigned int order, int kind, u64 period,
+				 void *arg)
 {
 	struct embm_direct_check *c = arg;
 

@@ -389,8 +389,12 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 	if (err)
 		return err;
 	if (s->direct && !c->dq) {
-		/* About as many samples as the ring buffer holds records. */
-		c->dq = embm_direct_alloc(s->cfg.ring_pages * (PAGE_SIZE / 64), cpu);
+		/*
+		 * As much memory as the ring buffer: eight times the samples
+		 * it holds records, which a second thread faulting on the CPU
+		 * while ksamplingd waits for it to leave fills otherwise.
+		 */
+		c->dq = embm_direct_alloc(s->cfg.ring_pages * (PAGE_SIZE / sizeof(u64)), cpu);
 		if (!c->dq)
 			return -ENOMEM;
 		s->queue_bytes += embm_direct_bytes(c->dq);
@@ -697,9 +701,10 @@ struct embm_drain_direct {
 
 /*
  * A direct sample: its page, the order of its mapping's size, its kind,
- * its CPU; the period in force.
+ * the period perf took it with (0: none said; then the period in force),
+ * its CPU.
  */
-static void embm_drain_direct(u64 phys, unsigned int order, int kind, void *arg)
+static void embm_drain_direct(u64 phys, unsigned int order, int kind, u64 period, void *arg)
 {
 	struct embm_drain_direct *dd = arg;
 	struct embm_sampler *s = dd->s;
@@ -713,7 +718,7 @@ static void embm_drain_direct(u64 phys, unsigned int order, int kind, void *arg)
 	}
 	d = &s->descs[kind];
 	s->status.direct_samples++;
-	sample.period = d->store ? s->status.store_period : s->status.period;
+	sample.period = period ?: d->store ? s->status.store_period : s->status.period;
 	/* Past 4 GiB (order 20) the sums could overflow; no such page exists. */
 	sample.pages = d->maps_pages ? 1U << min(order, 20U) : 1;
 	op = d->op;
@@ -997,8 +1002,8 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 		embm_set_periods(s, embm_align_period(s, period * 2),
 				 embm_align_period(s, store * 2), why);
 	} else if (used < budget / 4 && period > s->base_period) {
-		snprintf(why, sizeof(why), "cpu_budget: %llu < %llu permille, a quarter of it",
-			 used, budget);
+		snprintf(why, sizeof(why), "cpu_budget: %llu < %llu permille, a quarter of %llu",
+			 used, budget / 4, budget);
 		embm_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
 				 embm_align_period(s, max(store / 2, s->base_store)), why);
 	}

@@ -335,6 +335,76 @@ static void kernel_group_test(struct kunit *test)
 	perf_kernel_rb_put(rb);
 }
 
+/* What a counter's overflow handler saw: its count and the sample's period. */
+struct overflow_log {
+	unsigned int n;
+	u64 count[8], period[8];
+};
+
+static void log_overflow(struct perf_event *event, struct perf_sample_data *data,
+			 struct pt_regs *regs)
+{
+	struct overflow_log *log = event->overflow_handler_context;
+
+	if (log->n < ARRAY_SIZE(log->count)) {
+		log->count[log->n] = local64_read(&event->count);
+		log->period[log->n] = data->period;
+	}
+	log->n++;
+}
+
+/* @nr minor-fault events of this thread, as a page fault counts them. */
+static void fire_faults(unsigned int nr)
+{
+	struct pt_regs regs = { };
+
+	while (nr--)
+		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, &regs, 0);
+}
+
+/*
+ * perf_kernel_counter_period() on a software event keeps its count since
+ * its last sample: each sample's period is the events it stands for.  At
+ * period 4, events 4 and 8 are sampled; after 10, period 3: event 11 (9,
+ * 10, 11) and 14; then period 8: 22; then 6 events on, period 4 (shorter
+ * than the 6 since the sample): the next event, 29, with period 4.
+ */
+static void kernel_counter_swevent_period_test(struct kunit *test)
+{
+	static const u64 counts[] = { 4, 8, 11, 14, 22, 29 };
+	static const u64 periods[] = { 4, 4, 3, 3, 8, 4 };
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS_MIN,
+		.size = sizeof(attr),
+		.sample_period = 4,
+		.sample_type = PERF_SAMPLE_TID,
+		.disabled = 1,
+	};
+	struct overflow_log log = { };
+	struct perf_event *event;
+	unsigned int i;
+
+	/* This thread's events only: no other task's faults in the count. */
+	event = perf_event_create_kernel_counter(&attr, -1, current, log_overflow, &log);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	perf_event_enable(event);
+	fire_faults(10);
+	KUNIT_EXPECT_EQ(test, 0, perf_kernel_counter_period(event, 3));
+	fire_faults(4);
+	KUNIT_EXPECT_EQ(test, 0, perf_kernel_counter_period(event, 8));
+	fire_faults(14);
+	KUNIT_EXPECT_EQ(test, 0, perf_kernel_counter_period(event, 4));
+	fire_faults(1);
+	perf_event_disable(event);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(counts), log.n);
+	for (i = 0; i < ARRAY_SIZE(counts) && i < log.n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, counts[i], log.count[i], "sample %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, periods[i], log.period[i], "sample %u", i);
+	}
+	perf_event_release_kernel(event);
+}
+
 static struct kunit_case kernel_rb_test_cases[] = {
 	KUNIT_CASE(kernel_rb_wrap_test),
 	KUNIT_CASE(kernel_rb_corrupt_test),
@@ -342,6 +412,7 @@ static struct kunit_case kernel_rb_test_cases[] = {
 	KUNIT_CASE(kernel_rb_bad_alloc_test),
 	KUNIT_CASE(kernel_rb_event_test),
 	KUNIT_CASE(kernel_group_test),
+	KUNIT_CASE(kernel_counter_swevent_period_test),
 	{}
 };
 

@@ -174,7 +174,8 @@ const struct embm_source embm_src_pebs = {
 	.setup		= embm_pebs_setup,
 	.semantics	=
 		"loads: retired loads that missed L3 (memory, CXL or a remote cache); stores: every retired store, cache hits included; share and accesses: of both; latency: load-latency samples served by DRAM, PMEM or CXL",
-	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
+	/* The counted events carry no data source: no cache, memory columns. */
+	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY,
 	.unit		= "accesses",
 	.blind		=
 		"loads served by L1-L3 (only L3 misses are sampled), kernel-mode stores, the latency of stores and of loads under ldlat cycles",

@@ -176,10 +176,13 @@ TEST_F(estimate, shares_hold_when_the_period_knob_moves)
 	EXPECT_EQ(2, embm_status_ll("period_changes"));
 	ASSERT_EQ(0, embm_status("period_why", why, sizeof(why)));
 	EXPECT_EQ(0, strncmp(why, "knob: period 4", 14)) TH_LOG("period_why %s", why);
-	/* The second phase really ran at 16: a sample per 16 faults. */
+	/*
+	 * The second phase really ran at 16: a sample per 16 faults, and a
+	 * few of the test's own at period 1 (its heap, on its CPU's node).
+	 */
 	ASSERT_LT(0, embm_read_nodes(rows));
 	if (self->nr_nodes == 3)
-		EXPECT_GE(pages[1] / 16 + 8, rows[self->nodes[1]].samples);
+		EXPECT_GE(pages[1] / 16 + 64, rows[self->nodes[1]].samples);
 }
 
 /*
