@@ -12,6 +12,8 @@
  *   embm_record.c     PERF_RECORD_* parsing                    any
  *   embm_stats.c      struct embm_stats: attribution (pfn ->
  *		       node -> tier), counts                     kthread
+ *   embm_direct.c     direct samples: the overflow handler's
+ *		       per-CPU queues                 any (writer: task, IRQs off)
  *   embm_hot.c        hot pages: space-saving top-N            kthread
  *   embm_src.c        the table of sources                     any
  *   embm_src_swfault.c  the page-fault source; PEBS and IBS are in
@@ -26,7 +28,8 @@
  *   embm_proc    -> embm_core, embm_report, embm_stats, embm_hot
  *   embm_core    -> embm_sampler, embm_stats, embm_perm, embm_report,
  *		     embm_sysfs (the knobs)
- *   embm_sampler -> embm_src, embm_record, embm_stats, embm_perm
+ *   embm_sampler -> embm_src, embm_record, embm_stats, embm_perm,
+ *		     embm_direct, embm_sysfs (the period knobs)
  *   embm_sysfs   -> embm_src -> the sources
  *   embm_report  -> embm_stats -> embm_record, embm_hot
  * The sampler tells the core that a target exited through a callback
@@ -213,9 +216,11 @@ enum embm_tier {
  *		unknown).
  *
  * The figures above count samples.  Those below are estimates: each sample
- * stands for its period (the period in force when it was taken) times the
- * base pages it covers (struct embm_sample.pages), so that samples taken
- * while the adaptive period was low do not outweigh the others.
+ * stands for its period (the period it was taken with), the accesses ones
+ * times the base pages it covers (struct embm_sample.pages), so that
+ * samples taken while the adaptive period was low do not outweigh the
+ * others.  The latency figures weigh the period only (a load is one
+ * access), @page_samples the pages only.
  *
  * @accesses:	estimated accesses of the samples not served by a cache,
  *		not yet scaled for multiplexing.
@@ -297,6 +302,8 @@ struct embm_window {
  * @lost_weight: the events they stood for: each the period in force when
  *		its loss was read.  Calibration leaves them out: where they
  *		landed is not known.
+ * @lost_read:	@lost_weight when @count was read: what the calibration
+ *		takes, of the same moment as @count and @weight.
  */
 struct embm_kind_stats {
 	const char *name;
@@ -308,6 +315,7 @@ struct embm_kind_stats {
 	u64 weight;
 	u64 lost;
 	u64 lost_weight;
+	u64 lost_read;
 };
 
 struct embm_hot;
@@ -394,8 +402,9 @@ int embm_stats_node_order(const struct embm_stats *st, int study, int *order);
 /**
  * struct embm_hot_page - one entry of the hot-page table
  * @pfn:	the page.
- * @count:	its count (estimated accesses), an overestimate by at most
- *		@error.
+ * @count:	its count, the periods of its samples (not times the pages
+ *		of a huge mapping: the sample's own page), an overestimate by
+ *		at most @error.
  * @error:	the count of the entry it replaced.
  * @samples:	samples of the page since it took its entry: exact, and
  *		at least 2 only for a page sampled more than once.
@@ -474,6 +483,7 @@ bool embm_direct_push_period(struct embm_direct *dq, u64 phys, unsigned int orde
 void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *data,
 			  struct pt_regs *regs);
 unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *arg);
+bool embm_direct_half_full(struct embm_direct *dq);
 u64 embm_direct_lost(struct embm_direct *dq, u64 *by_kind);
 
 /* ---- sampler (embm_sampler.c) ------------------------------------------- */

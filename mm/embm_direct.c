@@ -79,7 +79,12 @@ struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu)
 		return NULL;
 	memset(dq, 0, sizeof(*dq));
 	dq->mask = n - 1;
-	init_irq_work(&dq->wake, embm_direct_wake);
+	/*
+	 * A hard irq_work, as perf's own wakeups: on PREEMPT_RT a lazy one
+	 * waits for its CPU's irq_work thread, parked when the CPU goes
+	 * offline, and embm_direct_free() would wait for it.
+	 */
+	dq->wake = IRQ_WORK_INIT_HARD(embm_direct_wake);
 	for (k = 0; k < EMBM_MAX_EVENTS; k++) {
 		dq->ctx[k].dq = dq;
 		dq->ctx[k].kind = k;
@@ -218,6 +223,16 @@ bool embm_direct_push_period(struct embm_direct *dq, u64 phys, unsigned int orde
 	return embm_direct_push(dq, phys, order, kind);
 }
 
+/* Is @pfn in the huge zero page (THP)?  Context: any. */
+static bool embm_huge_zero(unsigned long pfn)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	return (pfn & ~(HPAGE_PMD_NR - 1UL)) == READ_ONCE(huge_zero_pfn);
+#else
+	return false;
+#endif
+}
+
 /**
  * embm_direct_overflow() - the overflow handler of a direct event
  * @event: the event, or one inherited from it
@@ -249,6 +264,15 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 	 */
 	size = 0;
 	phys = perf_sample_phys_addr(virt, virt < TASK_SIZE ? &size : NULL);
+	/*
+	 * A read of never-written memory maps the zero page, whose address
+	 * perf does not give; the huge zero page's it does: neither is the
+	 * program's memory.
+	 */
+	if (size > PAGE_SIZE && embm_huge_zero(PHYS_PFN(phys))) {
+		phys = 0;
+		size = 0;
+	}
 	/* The period perf counted the sample with: the events it stands for. */
 	embm_direct_push_period(dq, phys, size > PAGE_SIZE ? ilog2(size) - PAGE_SHIFT : 0,
 				ctx->kind, data->period);
@@ -286,6 +310,22 @@ unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *a
 	/* Release: the entries are read before the writer may reuse them. */
 	smp_store_release(&dq->tail, tail);
 	return n;
+}
+
+/**
+ * embm_direct_half_full() - is the queue at least half full?
+ * @dq: the queue
+ *
+ * For its reader, before it sleeps: a wake that came while it was awake
+ * found it running, and the writer sends no second one.
+ *
+ * Context: a reader of the queue.
+ * Return: true if it holds half its entries or more.
+ */
+bool embm_direct_half_full(struct embm_direct *dq)
+{
+	/* Acquire pairs with the writer's release of head. */
+	return smp_load_acquire(&dq->head) - dq->tail >= (dq->mask + 1) / 2;
 }
 
 /**

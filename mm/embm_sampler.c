@@ -8,9 +8,12 @@
  * so later threads and children are followed) for a process.  All events
  * of a CPU write into that CPU's ring buffer (perf_kernel_rb_attach()),
  * or, direct ones (embm_direct.c), their samples into its queue.
- * ksamplingd drains the buffers and queues every EMBM_DRAIN_MS, attributes each
- * sample, follows CPU hotplug, keeps its own CPU use within a budget by
- * moving the periods, and notices when the target process exits.
+ * ksamplingd drains the buffers and queues every EMBM_DRAIN_MS (sooner
+ * when a ring was a quarter full, or when a queue filled to half woke it
+ * through an irq_work, in hard IRQ context), attributes each sample,
+ * follows CPU hotplug and the period knobs, keeps its own CPU use within
+ * a budget by moving the periods, and notices when the target process
+ * exits.
  *
  * Contexts: embm_sampler_start/stop() run in process context, serialised
  * by the caller (the session's lock).  ksamplingd is a kernel thread; it
@@ -52,6 +55,8 @@
 #define EMBM_DRAIN_FAST_MS	1	/* ... after a ring was a quarter full */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
 #define EMBM_ADAPT_SAMPLES	64	/* samples a round needs to measure their cost */
+#define EMBM_COST_ROUNDS	8	/* rounds the least cost is taken over */
+#define EMBM_QUEUE_RING_PAGES	64	/* a direct queue at most as for a ring of so many */
 #define EMBM_READ_MS		1000	/* how often it reads the counts */
 #define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
@@ -119,9 +124,11 @@ struct embm_cpu {
  * @cpus_new:	 CPUs that came online; set by the hotplug callback.
  * @cpus_gone:	 CPUs going offline; likewise.
  * @st:		 the results, where the samples go (embm_stats_add()).
- * @cfg:	 the knobs of the session.
+ * @cfg:	 the knobs of the session; period and store_period follow the
+ *		 knobs (ksamplingd_knobs()).
  * @scratch:	 for records that cross a page of a buffer.
- * @base_period: the load period at start: adaptation never goes below.
+ * @base_period: the load period at start, or as the knob last set it:
+ *		 adaptation never goes below.
  * @base_store:	 likewise for stores.
  * @running:	 set once started: the hotplug callbacks may wake ksamplingd,
  *		 and events made from then on are made by ksamplingd.
@@ -137,6 +144,8 @@ struct embm_cpu {
  *		 likewise.
  * @knob_gen:	 embm_knobs_period_gen() when the period knobs were last
  *		 taken (0: never, since the start).
+ * @costs:	 the cost of a sample in the budget's last rounds, in ns.
+ * @nr_costs:	 rounds that measured one.
  */
 struct embm_sampler {
 	struct task_struct *thread;
@@ -176,6 +185,8 @@ struct embm_sampler {
 	u64 win_samples;
 	u64 win_ns;
 	unsigned int knob_gen;
+	u64 costs[EMBM_COST_ROUNDS];
+	unsigned int nr_costs;
 };
 
 /*
@@ -390,11 +401,14 @@ static int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 		return err;
 	if (s->direct && !c->dq) {
 		/*
-		 * As much memory as the ring buffer: eight times the samples
-		 * it holds records, which a second thread faulting on the CPU
-		 * while ksamplingd waits for it to leave fills otherwise.
+		 * Four times the samples the ring holds records, half its
+		 * memory: a second thread faulting on the CPU while ksamplingd
+		 * waits for it filled a queue of as many.  Not past the default
+		 * ring's size (128 KiB a CPU): the queue is kernel memory, not
+		 * charged to the mlock limit as the ring is.
 		 */
-		c->dq = embm_direct_alloc(s->cfg.ring_pages * (PAGE_SIZE / sizeof(u64)), cpu);
+		c->dq = embm_direct_alloc(min_t(u64, s->cfg.ring_pages, EMBM_QUEUE_RING_PAGES) *
+					  (PAGE_SIZE / (2 * sizeof(u64))), cpu);
 		if (!c->dq)
 			return -ENOMEM;
 		s->queue_bytes += embm_direct_bytes(c->dq);
@@ -537,6 +551,8 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 		s->status.kind[d].enabled = sums[d].enabled;
 		s->status.kind[d].running = sums[d].running;
 		s->status.kind[d].weight = weight[d];
+		/* The losses of the same drains, for the calibration. */
+		s->status.kind[d].lost_read = s->status.kind[d].lost_weight;
 	}
 }
 
@@ -719,7 +735,7 @@ static void embm_drain_direct(u64 phys, unsigned int order, int kind, u64 period
 	d = &s->descs[kind];
 	s->status.direct_samples++;
 	sample.period = period ?: d->store ? s->status.store_period : s->status.period;
-	/* Past 4 GiB (order 20) the sums could overflow; no such page exists. */
+	/* At most 4 GiB (order 20): period (< 2^40) x pages stays in a u64. */
 	sample.pages = d->maps_pages ? 1U << min(order, 20U) : 1;
 	op = d->op;
 	if (op == EMBM_OP_ANY && s->src->op_of)
@@ -962,8 +978,10 @@ out_count:
  * each CPU's buffer just before it changes that CPU's events.
  *
  * The use is estimated as the samples drained in the round times the cost
- * of one, the least ksamplingd's CPU time per sample has been over a round
- * of at least EMBM_ADAPT_SAMPLES samples.  Not ksamplingd's whole CPU
+ * of one, the least ksamplingd's CPU time per sample has been over the
+ * last EMBM_COST_ROUNDS rounds of at least EMBM_ADAPT_SAMPLES samples (so
+ * that it follows a workload whose samples cost more).  Not ksamplingd's
+ * whole CPU
  * time: its wakeups cost the same with no sample to drain, and a host that
  * stalls a guest's vCPUs (QEMU under TCG, an overcommitted VM) inflates
  * the CPU time the guest sees, but only ever adds to the least cost per
@@ -981,14 +999,17 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 		return;
 	*last_ns = now;
 	if (n >= EMBM_ADAPT_SAMPLES) {
-		u64 cost = max(div64_u64(s->win_ns, n), 1ULL);
+		u64 cost = max(div64_u64(s->win_ns, n), 1ULL), least = cost;
+		int i;
 
-		if (!s->status.sample_cost_ns || cost < s->status.sample_cost_ns)
-			s->status.sample_cost_ns = cost;
+		s->costs[s->nr_costs++ % EMBM_COST_ROUNDS] = cost;
+		for (i = 0; i < min(s->nr_costs, EMBM_COST_ROUNDS); i++)
+			least = min(least, s->costs[i]);
+		s->status.sample_cost_ns = least;
 	}
 	s->win_samples = 0;
 	s->win_ns = 0;
-	used = div64_u64(n * s->status.sample_cost_ns * 1000, elapsed);
+	used = mul_u64_u64_div_u64(n, s->status.sample_cost_ns * 1000, elapsed);
 	s->status.budget_used = used;
 	budget = s->cfg.cpu_budget;
 	if (!budget)
@@ -1011,8 +1032,10 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 
 /*
  * Take the period knobs again when they were written since the last look:
- * they become the base the budget never goes below, and the periods in
- * force.  Context: ksamplingd.
+ * they become the periods in force (a write of the same value brings back
+ * a period the budget raised) and the base the budget never goes below.
+ * The source's setup() does not see them: they are only aligned as its
+ * periods are.  Context: ksamplingd.
  */
 static void ksamplingd_knobs(struct embm_sampler *s)
 {
@@ -1025,18 +1048,18 @@ static void ksamplingd_knobs(struct embm_sampler *s)
 		return;
 	s->knob_gen = gen;
 	embm_knobs_get(&cfg);
-	if (cfg.period == s->cfg.period && cfg.store_period == s->cfg.store_period)
-		return;
-	s->cfg.period = cfg.period;
-	s->cfg.store_period = cfg.store_period;
 	period = embm_align_period(s, cfg.period ?: s->src->period);
 	store = embm_align_period(s, cfg.store_period ?: s->src->store_period);
+	if (period != s->status.period || store != s->status.store_period) {
+		snprintf(why, sizeof(why), "knob: period %llu, store_period %llu", period, store);
+		/* Refused: the periods, and the base, stay (period_errors). */
+		if (embm_set_periods(s, period, store, why))
+			return;
+	}
+	s->cfg.period = cfg.period;
+	s->cfg.store_period = cfg.store_period;
 	s->base_period = period;
 	s->base_store = store;
-	if (period == s->status.period && store == s->status.store_period)
-		return;
-	snprintf(why, sizeof(why), "knob: period %llu, store_period %llu", period, store);
-	embm_set_periods(s, period, store, why);
 }
 
 /*
@@ -1066,12 +1089,54 @@ static bool ksamplingd_gone(struct pid *tgid)
 	return gone;
 }
 
+/*
+ * Let the queues wake ksamplingd, from its own thread: the one that frees
+ * a queue when its CPU goes (a queue made later gets its reader when it is
+ * made, embm_open_cpu()).  The sampler's reference keeps the task while a
+ * wake may come (embm_sampler_stop()).
+ */
+static void ksamplingd_set_readers(struct embm_sampler *s)
+{
+	int cpu;
+
+	mutex_lock(&s->lock);
+	for_each_possible_cpu(cpu) {
+		if (s->cpu[cpu].dq)
+			embm_direct_set_reader(s->cpu[cpu].dq, current);
+	}
+	mutex_unlock(&s->lock);
+}
+
+/*
+ * Sleep until the next round: @busy rings drain again after
+ * EMBM_DRAIN_FAST_MS.  A queue's wake that came while ksamplingd was
+ * awake found it running and will not come again: a queue half full is
+ * drained now.  Set the state first, so that a wake from here on ends the
+ * sleep.
+ */
+static void ksamplingd_sleep(struct embm_sampler *s, bool busy)
+{
+	int cpu;
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	for_each_possible_cpu(cpu) {
+		struct embm_direct *dq = s->cpu[cpu].dq;
+
+		if (dq && embm_direct_half_full(dq)) {
+			__set_current_state(TASK_RUNNING);
+			return;
+		}
+	}
+	schedule_timeout(msecs_to_jiffies(busy ? EMBM_DRAIN_FAST_MS : EMBM_DRAIN_MS));
+}
+
 static int ksamplingd(void *data)
 {
 	struct embm_sampler *s = data;
 	u64 last_ns = ktime_get_ns(), last_read = last_ns;
 	bool target_gone, owner_gone, busy;
 
+	ksamplingd_set_readers(s);
 	while (!kthread_should_stop()) {
 		busy = embm_drain_all(s);
 		ksamplingd_hotplug(s);
@@ -1094,9 +1159,7 @@ static int ksamplingd(void *data)
 			break;
 		}
 		embm_publish_status(s);
-		/* A direct queue half full wakes us earlier (embm_direct.c). */
-		schedule_timeout_interruptible(msecs_to_jiffies(busy ? EMBM_DRAIN_FAST_MS :
-								EMBM_DRAIN_MS));
+		ksamplingd_sleep(s, busy);
 	}
 	/* Wait for kthread_stop(). */
 	while (!kthread_should_stop()) {
@@ -1661,11 +1724,6 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	spin_lock(&embm_active_lock);
 	s->running = true;
 	spin_unlock(&embm_active_lock);
-	/* The queues may wake it from now on; it holds a reference to itself. */
-	for_each_possible_cpu(cpu) {
-		if (s->cpu[cpu].dq)
-			embm_direct_set_reader(s->cpu[cpu].dq, s->thread);
-	}
 	wake_up_process(s->thread);
 	return s;
 

@@ -430,14 +430,13 @@ u64 embm_stats_attributed(const struct embm_stats *st)
  * enabled stands for twice its samples.  A kind never on the PMU has no
  * samples to scale.
  *
- * A kind whose samples carry no period (@by_count: software events, each
- * sample given the period in force when it was drained) is calibrated to
- * perf's own count instead: times (@count - @lost_weight) / @weight, the
- * events of all its samples when the count was read.  A running event's
- * first sample after a period change comes at its next event (perf
- * restarts the period), standing for fewer events than its period; the
- * events after the last sample are in no sample: the calibration puts the
- * total back to what perf counted.  Lost samples are left out (their
+ * A kind whose samples carry no period in their record (@by_count:
+ * software events, whose period the direct handler queues) is calibrated
+ * to perf's own count instead: times (@count - @lost_read) / @weight,
+ * the events of all its samples when the count was read.  The events
+ * after the last sample, and those a shortened period left out
+ * (__perf_kernel_swevent_period()), are in no sample: the calibration puts
+ * the total back to what perf counted.  Lost samples are left out (their
  * addresses, and so their nodes, are not known): they are reported apart.
  * Live, the factor is that of the last read (about a second old).
  *
@@ -449,8 +448,8 @@ u64 embm_stats_scale(u64 est, const struct embm_kind_stats *ks)
 	if (!est)
 		return 0;
 	if (ks->by_count) {
-		if (ks->weight && ks->count > ks->lost_weight)
-			est = mul_u64_u64_div_u64(est, ks->count - ks->lost_weight, ks->weight);
+		if (ks->weight && ks->count > ks->lost_read)
+			est = mul_u64_u64_div_u64(est, ks->count - ks->lost_read, ks->weight);
 	} else if (ks->running && ks->running < ks->enabled) {
 		est = mul_u64_u64_div_u64(est, ks->enabled, ks->running);
 	}
@@ -624,9 +623,9 @@ static unsigned int embm_lat_bucket(u64 cycles)
 
 /*
  * Mark the base pages of a sample's mapping, @nr from the one of @pfn
- * (aligned down to @nr, a power of two), in @ns's page bitmap.  A bitmap
- * of 2^EMBM_PAGES_BITS bits is full long before 2^20 pages: at most that
- * many are marked.  Caller holds st->lock (a mutex): may yield.
+ * (aligned down to @nr, a power of two, at most EMBM_SAMPLE_PAGES_MAX), in
+ * @ns's page bitmap: a 1 GiB page marks 2^18 bits, a quarter of it, in
+ * about a millisecond.  Caller holds st->lock (a mutex): may yield.
  */
 static void embm_stats_mark_pages(struct embm_node_stats *ns, u64 pfn, u32 nr)
 {

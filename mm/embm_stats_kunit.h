@@ -122,9 +122,9 @@ static void embm_stats_add_test(struct kunit *test)
 	 * 10 of the 150 events were in lost samples: where they went is not
 	 * known, so they are not spread over the nodes: 60 * 140 / 100 = 84.
 	 */
-	kinds[0].lost_weight = 10;
+	kinds[0].lost_read = 10;
 	KUNIT_EXPECT_EQ(test, 104ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));
-	kinds[0].lost_weight = 0;
+	kinds[0].lost_read = 0;
 	/* Not read yet: the periods as they are, never scaled for multiplexing. */
 	kinds[0].weight = 0;
 	KUNIT_EXPECT_EQ(test, 80ULL, embm_stats_node_accesses(&st->node[nid], kinds, 2));

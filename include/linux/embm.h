@@ -39,8 +39,10 @@ enum embm_op {
  * @data_src:	perf_mem_data_src bits, 0 if none.
  * @phys:	physical data address, 0 if none.
  * @pages:	base pages the sample stands for at its address: 1 for an
- *		access, the pages of the mapping a page fault made (512 for
- *		a 2 MiB PMD mapping on x86); 0 is taken as 1.
+ *		access; for a page fault, those of the page table leaf that
+ *		maps the address once the fault is done (512 for a 2 MiB PMD
+ *		on x86; 1 for a PTE, even of a multi-size THP folio mapped
+ *		whole); 0 is taken as 1.
  * @raw:	PERF_SAMPLE_RAW's data, inside the record (valid while the
  *		record is); NULL if none.
  * @raw_size:	its size in bytes, the padding perf adds included.

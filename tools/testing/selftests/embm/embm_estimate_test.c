@@ -110,7 +110,7 @@ static double check_shares(struct __test_metadata *_metadata, const unsigned lon
 		d = rows[n].share - want;
 		d = d < 0 ? -d : d;
 		worst = d > worst ? d : worst;
-		TH_LOG("node %d: %lu pages touched (%.2f%%), share %.2f%%; %llu samples, estimate %llu",
+		TH_LOG("node %d: %lu pages (%.2f%%), share %.2f%%; %llu samples, estimate %llu",
 		       n, truth[n], want, rows[n].share, rows[n].samples, rows[n].accesses);
 		EXPECT_GE(1.0, d);
 	}
