@@ -330,8 +330,9 @@ struct embm_hot;
  *		no memory then gets its first sample.
  * @cpu_node:	the node of each possible CPU, at start.
  * @node:	per memory node.
- * @matrix:	estimated accesses (as @node's) by CPU node (row) x memory
- *		node (column).
+ * @matrix:	estimated accesses by CPU node (row) x memory node (column):
+ *		the weights of @node's @accesses, not scaled by kind as the
+ *		nodes' estimates are (embm_stats_scale()).
  * @hot:	hot pages.
  * @samples:	every sample added.
  * @no_phys:	samples without a physical address.

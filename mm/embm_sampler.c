@@ -52,7 +52,7 @@
 #include "embm.h"
 
 #define EMBM_DRAIN_MS		10	/* how often ksamplingd drains */
-#define EMBM_DRAIN_FAST_MS	1	/* ... after a ring was a quarter full */
+#define EMBM_DRAIN_FAST_MS	1	/* ... after a ring was a quarter full (a jiffy at least) */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
 #define EMBM_ADAPT_SAMPLES	64	/* samples a round needs to measure their cost */
 #define EMBM_COST_ROUNDS	8	/* rounds the least cost is taken over */
