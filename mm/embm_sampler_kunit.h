@@ -229,7 +229,9 @@ static void embm_child_period_test(struct kunit *test)
 	mutex_lock(&event->child_mutex);
 	list_for_each_entry(child, &event->child_list, child_list) {
 		children++;
-		changed += child->attr.sample_period == 8 && child->hw.sample_period == 8;
+		/* Never run: a whole new period, no count under way. */
+		changed += child->attr.sample_period == 8 && child->hw.sample_period == 8 &&
+			   local64_read(&child->hw.period_left) == -8;
 	}
 	mutex_unlock(&event->child_mutex);
 	complete(go);

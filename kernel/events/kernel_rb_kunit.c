@@ -364,10 +364,11 @@ static void fire_faults(unsigned int nr)
 
 /*
  * perf_kernel_counter_period() on a software event keeps its count since
- * its last sample: each sample's period is the events it stands for.  At
- * period 4, events 4 and 8 are sampled; after 10, period 3: event 11 (9,
- * 10, 11) and 14; then period 8: 22; then 6 events on, period 4 (shorter
- * than the 6 since the sample): the next event, 29, with period 4.
+ * its last sample: each sample's period is the events it stands for.  Made
+ * at period 2 and changed to 4 before it ever ran (a whole period then),
+ * events 4 and 8 are sampled; after 10, period 3: event 11 (9, 10, 11)
+ * and 14; then period 8: 22; then 6 events on, period 4 (shorter than the
+ * 6 since the sample): the next event, 29, with period 4.
  */
 static void kernel_counter_swevent_period_test(struct kunit *test)
 {
@@ -377,7 +378,7 @@ static void kernel_counter_swevent_period_test(struct kunit *test)
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_PAGE_FAULTS_MIN,
 		.size = sizeof(attr),
-		.sample_period = 4,
+		.sample_period = 2,
 		.sample_type = PERF_SAMPLE_TID,
 		.disabled = 1,
 	};
@@ -388,6 +389,7 @@ static void kernel_counter_swevent_period_test(struct kunit *test)
 	/* This thread's events only: no other task's faults in the count. */
 	event = perf_event_create_kernel_counter(&attr, -1, current, log_overflow, &log);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	KUNIT_EXPECT_EQ(test, 0, perf_kernel_counter_period(event, 4));
 	perf_event_enable(event);
 	fire_faults(10);
 	KUNIT_EXPECT_EQ(test, 0, perf_kernel_counter_period(event, 3));
