@@ -520,17 +520,25 @@ static void embm_session_exited(void *data, enum embm_exit who)
 /*
  * Is @pid, as embm_end() got it, the target of the session: the process,
  * the thread embm_start() was given, or any live thread of the process?
- * Or, with @cgroup, is it the session's cgroup?
+ * Or, with @by_cgroup (EMBM_FLAG_CGROUP), is @cgroup the session's cgroup
+ * (@cgroup NULL: the descriptor named a cgroup being removed)?  Once the
+ * session's cgroup is removed, no descriptor can name it (a cgroup made
+ * again at its path is another): any cgroup descriptor ends the session
+ * then, the removed one's or another's.
  */
-static bool __embm_session_matches(pid_t pid, struct cgroup_subsys_state *cgroup)
+static bool __embm_session_matches(pid_t pid, bool by_cgroup,
+				   struct cgroup_subsys_state *cgroup)
 {
 	struct task_struct *task;
 	bool match = false;
 
 	lockdep_assert_held(&embm_lock);
 
-	if (cgroup || embm_session.cgroup)
-		return cgroup == embm_session.cgroup;
+	if (by_cgroup || embm_session.cgroup) {
+		if (!by_cgroup || !embm_session.cgroup)
+			return false;
+		return cgroup == embm_session.cgroup || css_is_dying(embm_session.cgroup);
+	}
 	if (pid == EMBM_PID_SYSTEM)
 		return !embm_session.target;
 	if (!embm_session.target)
@@ -562,29 +570,39 @@ static bool __embm_session_matches(pid_t pid, struct cgroup_subsys_state *cgroup
  * results stay readable until the next embm_start().
  *
  * The process that started the session may end it; anyone else needs
- * what starting it would take now (embm_perm_may_access()).
+ * what starting it would take now (embm_perm_may_access()), which is
+ * checked before @pid is: a caller who may not end the session learns
+ * nothing of its target (-EACCES whatever @pid).  A cgroup session whose
+ * cgroup was removed is ended with any cgroup directory's descriptor.
  *
  * Context: process; takes embm_lock.
- * Return: 0; -EINVAL for a bad @pid or unknown @flags; -EBADF, -ENOENT or
+ * Return: 0; -EINVAL for a bad @pid or unknown @flags; -EBADF or
  * -EOPNOTSUPP for a cgroup file descriptor as embm_start() gives them;
  * -EINTR if a signal came while waiting for a start or end in progress;
- * -ENOENT when no session is running or awaiting embm_end(); -ESRCH when
- * the session is not for @pid; -EACCES (or an LSM's errno) when the caller
- * may not end it.
+ * -ENOENT when no session is running or awaiting embm_end(), or when
+ * @pid's cgroup is being removed and the session's is not; -EACCES (or
+ * an LSM's errno) when the caller may not end the session; -ESRCH when
+ * the session is not for @pid.
  */
 int embm_session_end(pid_t pid, unsigned int flags)
 {
 	struct cgroup_subsys_state *cgroup = NULL;
+	bool by_cgroup = flags & EMBM_FLAG_CGROUP;
 	struct embm_view *v = NULL;
 	struct perf_event_attr attr;
-	int err;
+	int err, cgroup_err = 0;
 
 	if (flags & ~EMBM_FLAGS_ALL)
 		return -EINVAL;
-	if (flags & EMBM_FLAG_CGROUP) {
+	if (by_cgroup) {
 		cgroup = embm_cgroup_of_fd(pid);
-		if (IS_ERR(cgroup))
-			return PTR_ERR(cgroup);
+		if (IS_ERR(cgroup)) {
+			/* Being removed: it may be the session's (matched below). */
+			cgroup_err = PTR_ERR(cgroup);
+			cgroup = NULL;
+			if (cgroup_err != -ENOENT)
+				return cgroup_err;
+		}
 	} else if (pid < EMBM_PID_SYSTEM) {
 		return -EINVAL;
 	}
@@ -604,13 +622,14 @@ int embm_session_end(pid_t pid, unsigned int flags)
 		err = -ENOENT;
 		goto out_unlock;
 	}
-	if (!__embm_session_matches(pid, cgroup)) {
-		err = -ESRCH;
-		goto out_unlock;
-	}
+	/* Before @pid is matched: the target is not told to who may not end it. */
 	err = embm_perm_may_access(&embm_session.owner, embm_session.target);
 	if (err)
 		goto out_unlock;
+	if (!__embm_session_matches(pid, by_cgroup, cgroup)) {
+		err = cgroup_err ?: -ESRCH;
+		goto out_unlock;
+	}
 
 	if (embm_session.state == EMBM_RUNNING)
 		v = __embm_session_stop(EMBM_DONE, "embm_end");

@@ -20,6 +20,7 @@
 #include <linux/cgroup.h>
 #include <linux/memory_hotplug.h>
 #include <linux/nodemask.h>
+#include <linux/nsproxy.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/ratelimit.h>
@@ -157,7 +158,9 @@ static void embm_show_cgroup(struct seq_file *m, const struct embm_view *v)
 	char path[256];
 
 	if (v->cgroup) {
-		if (cgroup_path(v->cgroup->cgroup, path, sizeof(path)) < 0)
+		/* As /proc/PID/cgroup shows it: from the reader's namespace. */
+		if (cgroup_path_ns(v->cgroup->cgroup, path, sizeof(path),
+				   current->nsproxy->cgroup_ns) < 0)
 			strscpy(path, "?", sizeof(path));
 		seq_printf(m, "cgroup %llu %s\n", cgroup_id(v->cgroup->cgroup), path);
 		return;

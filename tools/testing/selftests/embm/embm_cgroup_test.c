@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/embm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,82 @@ TEST_F(cgroup, counts_only_its_tasks)
 	EXPECT_LE(rows[self->node_b].samples, SLACK);
 	close(go[0]);
 	close(go[1]);
+}
+
+/*
+ * A session whose cgroup is removed (rmdir) stays endable: no descriptor
+ * can name that cgroup any more (the open one now resolves to -ENOENT,
+ * one made again at its path is another cgroup), so any cgroup descriptor
+ * ends it.  Before, embm_end() gave ENOENT and the session ran until its
+ * starter exited, refusing every other start with EBUSY.
+ */
+TEST_F(cgroup, ends_after_its_cgroup_is_removed)
+{
+	const char *dir = CG_ROOT "/embm-gone";
+	char state[32];
+	int fd, again;
+
+	ASSERT_TRUE(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	/* Removed: ended with its own, stale, descriptor. */
+	ASSERT_EQ(0, start_cg(fd, EMBM_NODE_NONE, EMBM_FLAG_CGROUP)) TH_LOG("%m");
+	ASSERT_EQ(0, rmdir(dir));
+	EXPECT_EQ(-1, start_cg(self->fd_a, EMBM_NODE_NONE, EMBM_FLAG_CGROUP));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, end_cg(fd, EMBM_FLAG_CGROUP)) TH_LOG("embm_end: %m");
+	ASSERT_EQ(0, embm_status("state", state, sizeof(state)));
+	EXPECT_STREQ("done", state);
+	close(fd);
+
+	/* Made again at the same path: the new cgroup's descriptor ends it. */
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, start_cg(fd, EMBM_NODE_NONE, EMBM_FLAG_CGROUP)) TH_LOG("%m");
+	ASSERT_EQ(0, rmdir(dir));
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	again = open(dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, again);
+	EXPECT_EQ(0, end_cg(again, EMBM_FLAG_CGROUP)) TH_LOG("embm_end: %m");
+	close(again);
+	close(fd);
+	rmdir(dir);
+
+	/* While a session's cgroup lives, another cgroup does not end it. */
+	ASSERT_EQ(0, start_cg(self->fd_a, EMBM_NODE_NONE, EMBM_FLAG_CGROUP));
+	EXPECT_EQ(-1, end_cg(self->fd_b, EMBM_FLAG_CGROUP));
+	EXPECT_EQ(ESRCH, errno);
+	EXPECT_EQ(0, end_cg(self->fd_a, EMBM_FLAG_CGROUP));
+}
+
+/*
+ * status names a cgroup session's cgroup as the reader's cgroup namespace
+ * sees it, as /proc/PID/cgroup does: "/" for a reader whose namespace is
+ * rooted at that cgroup, not the host's "/embm-a".
+ */
+TEST_F(cgroup, status_path_is_the_readers)
+{
+	char buf[256];
+	pid_t pid;
+
+	ASSERT_EQ(0, start_cg(self->fd_a, EMBM_NODE_NONE, EMBM_FLAG_CGROUP)) TH_LOG("%m");
+	ASSERT_EQ(0, embm_status("cgroup", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, " /embm-a")) TH_LOG("host: cgroup %s", buf);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		FILE *f = fopen(CG_ROOT "/embm-a/cgroup.procs", "w");
+
+		if (!f || fprintf(f, "0\n") < 0 || fclose(f) || unshare(CLONE_NEWCGROUP))
+			_exit(10);
+		if (embm_status("cgroup", buf, sizeof(buf)))
+			_exit(11);
+		/* "ID /": the namespace's root, nothing of the host's path. */
+		_exit(strstr(buf, "embm-a") || !strstr(buf, " /") ? 12 : 0);
+	}
+	EXPECT_EQ(0, reap(pid)) TH_LOG("12: the host's path shown in a cgroup namespace");
+	EXPECT_EQ(0, end_cg(self->fd_a, EMBM_FLAG_CGROUP));
 }
 
 /* What a cgroup file descriptor must be, and the flags. */

@@ -443,6 +443,37 @@ TEST_F(perm, hotpages_need_cap_sys_admin)
 	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
 }
 
+/*
+ * A caller perf lets sample its own processes, who may not end root's
+ * session on root's process, learns nothing of its target from embm_end():
+ * the same errno for the target's pid, its own pid and any other (before,
+ * ESRCH for every pid but the target's told which one it was).
+ */
+TEST_F(perm, end_does_not_tell_the_target)
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, set_paranoid(1));
+	ASSERT_EQ(0, embm_start(self->target, EMBM_NODE_NONE));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int t, o, s;
+
+		/* Not the target's user: ptrace, and so ending, is refused. */
+		if (become(USER_OTHER, 0))
+			_exit(10);
+		t = ERRNO_OF(embm_end(self->target));
+		o = ERRNO_OF(embm_end(getpid()));
+		s = ERRNO_OF(embm_end(1));
+		if (t == EACCES && o == EACCES && s == EACCES)
+			_exit(0);
+		_exit(o == ESRCH || s == ESRCH ? 20 : 30);
+	}
+	EXPECT_EQ(0, reap(pid)) TH_LOG("20: ESRCH for a pid not the target's; 30: other");
+	EXPECT_EQ(0, embm_end(self->target));
+}
+
 /* A file opened on one session does not show the next one. */
 TEST_F(perm, file_is_bound_to_its_session)
 {
