@@ -335,6 +335,51 @@ static void kernel_group_test(struct kunit *test)
 	perf_kernel_rb_put(rb);
 }
 
+/*
+ * perf_kernel_rb_attach() refuses what a buffer's writers or its reader
+ * could not take: an event bound to another CPU than the buffer's events
+ * (perf's writers assume one CPU writes a buffer), and a write_backward
+ * event (the reader reads forwards).
+ */
+static void kernel_rb_attach_checks_test(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = NSEC_PER_SEC,
+		.sample_type = PERF_SAMPLE_TID,
+		.disabled = 1,
+	};
+	int cpu = cpumask_first(cpu_online_mask);
+	int other = cpumask_next(cpu, cpu_online_mask);
+	struct perf_event *a, *b;
+	struct perf_buffer *rb;
+
+	rb = perf_kernel_rb_alloc(2, cpu);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rb));
+	a = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_EXPECT_EQ(test, 0, perf_kernel_rb_attach(a, rb));
+	if (other < nr_cpu_ids) {
+		b = perf_event_create_kernel_counter(&attr, other, NULL, NULL, NULL);
+		KUNIT_EXPECT_FALSE(test, IS_ERR(b));
+		if (!IS_ERR(b)) {
+			KUNIT_EXPECT_EQ(test, -EINVAL, perf_kernel_rb_attach(b, rb));
+			perf_event_release_kernel(b);
+		}
+	}
+	attr.write_backward = 1;
+	b = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(b));
+	if (!IS_ERR(b)) {
+		KUNIT_EXPECT_EQ(test, -EINVAL, perf_kernel_rb_attach(b, rb));
+		perf_event_release_kernel(b);
+	}
+	perf_event_release_kernel(a);
+	perf_kernel_rb_put(rb);
+}
+
 /* What a counter's overflow handler saw: its count and the sample's period. */
 struct overflow_log {
 	unsigned int n;
@@ -415,6 +460,7 @@ static struct kunit_case kernel_rb_test_cases[] = {
 	KUNIT_CASE(kernel_rb_event_test),
 	KUNIT_CASE(kernel_group_test),
 	KUNIT_CASE(kernel_counter_swevent_period_test),
+	KUNIT_CASE(kernel_rb_attach_checks_test),
 	{}
 };
 
