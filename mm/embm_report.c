@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) "embm: " fmt
 
 #include <linux/math64.h>
+#include <linux/printk.h>
 #include <linux/ratelimit.h>
 #include <linux/slab.h>
 
@@ -225,6 +226,11 @@ static void embm_report_line(struct seq_buf *sb)
  * CXL windows by name (their ranges are for root: /proc/embm/windows).
  * At most ten tables every five seconds.
  *
+ * Only where the kernel log is for CAP_SYSLOG (kernel.dmesg_restrict, on
+ * in most distributions' kernels): elsewhere anyone may read it, while
+ * /proc/embm asks perf's rights over the target, and one line says that
+ * the session ended and where its results are.
+ *
  * Context: process; takes v->stats->lock.
  */
 void embm_report_summary(const struct embm_view *v)
@@ -238,6 +244,11 @@ void embm_report_summary(const struct embm_view *v)
 
 	if (!st || !__ratelimit(&embm_summary_rs))
 		return;
+	if (!READ_ONCE(dmesg_restrict)) {
+		pr_info("session %lu %s: results in /proc/embm (kernel.dmesg_restrict=1 puts them here too)\n",
+			v->gen, embm_state_name(v->state));
+		return;
+	}
 	order = kvcalloc(st->nr_nodes, sizeof(*order), GFP_KERNEL);
 	if (!order)
 		return;

@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/klog.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -472,6 +473,54 @@ TEST_F(perm, end_does_not_tell_the_target)
 	}
 	EXPECT_EQ(0, reap(pid)) TH_LOG("20: ESRCH for a pid not the target's; 30: other");
 	EXPECT_EQ(0, embm_end(self->target));
+}
+
+/* The kernel log from the last "embm: session " on, in @buf; 0 or -1. */
+static int last_summary(char *buf, int size)
+{
+	char *all = malloc(1 << 20), *p, *last = NULL;
+	int n = all ? klogctl(3 /* SYSLOG_ACTION_READ_ALL */, all, (1 << 20) - 1) : -1;
+
+	if (n < 0) {
+		free(all);
+		return -1;
+	}
+	all[n] = 0;
+	for (p = all; (p = strstr(p, "embm: session ")); p++)
+		last = p;
+	snprintf(buf, size, "%s", last ? last : "");
+	free(all);
+	return last ? 0 : -1;
+}
+
+/*
+ * The summary of a session in the kernel log names its target and its
+ * results only where the log is for CAP_SYSLOG (kernel.dmesg_restrict):
+ * elsewhere anyone reads it, while /proc/embm asks perf's rights over the
+ * target.
+ */
+TEST_F(perm, summary_in_the_log_only_where_restricted)
+{
+	char old[16] = "", buf[4096];
+
+	ASSERT_EQ(0, read_line("/proc/sys/kernel/dmesg_restrict", old, sizeof(old)));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/dmesg_restrict", "0"));
+	sleep_ms(5100);	/* the summaries' rate limit (10 in 5 s): the tests before */
+	ASSERT_EQ(0, embm_start(self->target, EMBM_NODE_NONE));
+	ASSERT_EQ(0, embm_end(self->target));
+	ASSERT_EQ(0, last_summary(buf, sizeof(buf)));
+	EXPECT_EQ(NULL, strstr(buf, "target")) TH_LOG("open log: %.200s", buf);
+	EXPECT_EQ(NULL, strstr(buf, "node tier")) TH_LOG("open log: %.200s", buf);
+	EXPECT_NE(NULL, strstr(buf, "results in /proc/embm")) TH_LOG("open log: %.200s", buf);
+
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/dmesg_restrict", "1"));
+	sleep_ms(5100);
+	ASSERT_EQ(0, embm_start(self->target, EMBM_NODE_NONE));
+	ASSERT_EQ(0, embm_end(self->target));
+	ASSERT_EQ(0, last_summary(buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "target")) TH_LOG("restricted log: %.200s", buf);
+	EXPECT_NE(NULL, strstr(buf, "node tier")) TH_LOG("restricted log: %.200s", buf);
+	write_file("/proc/sys/kernel/dmesg_restrict", old);
 }
 
 /* A file opened on one session does not show the next one. */
