@@ -29,25 +29,38 @@ static struct perf_event *embm_test_event(struct kunit *test, int cpu, u64 perio
 }
 
 /*
+ * A sampler with no event yet, CPUs and periods 1, freed with the test
+ * (its lock and xarray are the caller's to destroy); NULL without memory.
+ */
+static struct embm_sampler *embm_kunit_sampler(struct kunit *test)
+{
+	struct embm_sampler *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
+	if (!s->cpu)
+		return NULL;
+	mutex_init(&s->lock);
+	xa_init(&s->ids);
+	s->status.period = 1;
+	s->status.store_period = 1;
+	return s;
+}
+
+/*
  * A period change perf refuses for one event leaves every event and the
  * reported period as they were, and is counted.
  */
 static void embm_set_periods_test(struct kunit *test)
 {
 	int cpu = cpumask_first(cpu_online_mask);
-	struct embm_sampler *s;
+	struct embm_sampler *s = embm_kunit_sampler(test);
 	struct embm_cpu *c;
 	int i;
 
-	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s->cpu);
-	mutex_init(&s->lock);
-	xa_init(&s->ids);
 	s->nr_descs = 1;
-	s->status.period = 1;
-	s->status.store_period = 1;
 
 	c = &s->cpu[cpu];
 	c->evs = kunit_kcalloc(test, 3, sizeof(*c->evs), GFP_KERNEL);
@@ -106,18 +119,11 @@ static void embm_kunit_adapt(struct embm_sampler *s, u64 samples, u64 cpu_ns)
 static void embm_budget_test(struct kunit *test)
 {
 	static const struct embm_source src = { .name = "kunit", .period = 1 };
-	struct embm_sampler *s;
+	struct embm_sampler *s = embm_kunit_sampler(test);
 
-	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s->cpu);
-	mutex_init(&s->lock);
-	xa_init(&s->ids);
 	s->src = &src;
 	s->cfg.cpu_budget = 30;
-	s->status.period = 1;
-	s->status.store_period = 1;
 	s->base_period = 1;
 	s->base_store = 1;
 

@@ -170,7 +170,7 @@ static void catch_signals(void)
 /* Write a knob, returning its old value in @old (for restoring). */
 static int set_knob(const char *knob, const char *val, char *old, size_t size)
 {
-	char path[256], line[256], *s, *e;
+	char path[256], line[256];
 	FILE *f;
 	int err = 0;
 
@@ -182,13 +182,7 @@ static int set_knob(const char *knob, const char *val, char *old, size_t size)
 		line[0] = 0;
 	fclose(f);
 	line[strcspn(line, "\n")] = 0;
-	s = strchr(line, '[');
-	e = s ? strchr(++s, ']') : NULL;
-	if (e)
-		*e = 0;
-	else
-		s = line;
-	snprintf(old, size, "%s", s);
+	snprintf(old, size, "%s", embm_knob_choice(line));
 
 	f = fopen(path, "w");
 	if (!f)

@@ -313,20 +313,31 @@ bool embm_explain_kthread(const char *root, pid_t pid, char *buf, size_t size)
 
 #define KNOB_LEN	64
 
-/* The value of knob @name: the bracketed choice of a list ("auto [pebs] ibs"). */
+/**
+ * embm_knob_choice() - the value of a knob as its file reads
+ * @line: the file's line, without its newline; cut in place
+ *
+ * Return: the bracketed choice of a list ("auto [pebs] ibs": "pebs"), or
+ * @line itself for a plain value.
+ */
+char *embm_knob_choice(char *line)
+{
+	char *s = strchr(line, '['), *e = s ? strchr(++s, ']') : NULL;
+
+	if (!e)
+		return line;
+	*e = 0;
+	return s;
+}
+
+/* The value of knob @name, as embm_knob_choice() gives it. */
 static int knob_value(const char *root, const char *name, char buf[KNOB_LEN])
 {
-	char line[KNOB_LEN], *s, *e;
+	char line[KNOB_LEN];
 
 	if (read_line(root, line, sizeof(line), "/sys/kernel/mm/embm/%s", name))
 		return -1;
-	s = strchr(line, '[');
-	e = s ? strchr(++s, ']') : NULL;
-	if (e)
-		*e = 0;
-	else
-		s = line;
-	snprintf(buf, KNOB_LEN, "%s", s);
+	snprintf(buf, KNOB_LEN, "%s", embm_knob_choice(line));
 	return 0;
 }
 

@@ -27,6 +27,7 @@ struct embm_start_req {
 };
 
 const char *embm_strerror_start(int err);
+char *embm_knob_choice(char *line);
 const char *embm_explain_start(int err, const struct embm_start_req *q, char *buf,
 			       size_t size);
 
