@@ -347,4 +347,48 @@ TEST_F(estimate, addressless_samples_are_not_spread)
 	munmap(z, zero * EMBM_PAGE);
 }
 
+/*
+ * Reading never-written memory that may take huge pages maps the huge
+ * zero page, whose address perf does give (a huge page's, unlike the 4 KiB
+ * zero page's): still no address of the program's, not 512 pages of a
+ * node.  64 MiB read with MADV_HUGEPAGE, then 1,024 pages written.
+ */
+TEST_F(estimate, huge_zero_page_reads_have_no_address)
+{
+	const unsigned long pages = 16384, written = 1024;
+	struct embm_node rows[EMBM_MAX_NODES];
+	char mode[64] = "", *raw, *z;
+	int n, b = self->nodes[1];
+	long long noaddr;
+
+	if (read_line("/sys/kernel/mm/transparent_hugepage/enabled", mode, sizeof(mode)) ||
+	    strstr(mode, "[never]"))
+		SKIP(return, "transparent huge pages are off (%s)", mode);
+	if (read_line("/sys/kernel/mm/transparent_hugepage/use_zero_page", mode, sizeof(mode)) ||
+	    mode[0] != '1')
+		SKIP(return, "the huge zero page is not used (use_zero_page %s)", mode);
+	raw = mmap(NULL, pages * EMBM_PAGE + HUGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, raw);
+	z = (char *)(((unsigned long)raw + HUGE - 1) & ~(HUGE - 1));
+	ASSERT_EQ(0, madvise(z, pages * EMBM_PAGE, MADV_HUGEPAGE));
+	ASSERT_EQ(0, embm_start(0, b)) TH_LOG("embm_start: %m");
+	for (unsigned long i = 0; i < pages; i += 512)
+		zero_sink += __atomic_load_n(&z[i * EMBM_PAGE], __ATOMIC_RELAXED);
+	ASSERT_EQ(0, touch_new(b, written, written, 0));
+	ASSERT_EQ(0, embm_end(0));
+	noaddr = embm_status_ll("no_phys");
+	ASSERT_LT(0, embm_read_nodes(rows));
+	TH_LOG("%lld samples without address; node %d estimate %llu pages", noaddr, b,
+	       rows[b].accesses);
+	/* 32 huge zero-page faults, none on a node. */
+	EXPECT_LE(32LL, noaddr);
+	EXPECT_GE(written + 16, rows[b].accesses);
+	for (n = 0; n < EMBM_MAX_NODES; n++) {
+		if (n != b)
+			EXPECT_GT(4096ULL, rows[n].accesses) TH_LOG("node %d", n);
+	}
+	munmap(raw, pages * EMBM_PAGE + HUGE);
+}
+
 TEST_HARNESS_MAIN
