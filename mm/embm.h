@@ -152,6 +152,8 @@ void embm_owner_init(struct embm_owner *o);
 void embm_owner_release(struct embm_owner *o);
 bool embm_owner_is_current(const struct embm_owner *o);
 int embm_perm_may_access(const struct embm_owner *o, struct pid *target);
+struct perf_event *embm_perm_read_event(void);
+int embm_perm_may_read(struct perf_event *event);
 void embm_mlock_init(struct embm_mlock *ml);
 int embm_mlock_charge(struct embm_mlock *ml, unsigned long pages);
 void embm_mlock_uncharge(struct embm_mlock *ml, unsigned long pages);
@@ -395,6 +397,7 @@ u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem,
 u64 embm_stats_lat_mean(const struct embm_node_stats *ns);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);
+int embm_pfn_nid(unsigned long pfn);
 u64 embm_stats_device(const struct embm_stats *st);
 int embm_stats_node_order(const struct embm_stats *st, int study, int *order);
 
@@ -504,6 +507,12 @@ u64 embm_direct_lost(struct embm_direct *dq, u64 *by_kind);
  *		measured over a round of the budget (0: not yet measured).
  * @budget_used: ksamplingd's CPU use as the budget last estimated it,
  *		permille of a CPU: samples drained x @sample_cost_ns.
+ * @count_reads: times ksamplingd read the events' counts.
+ * @count_read_ns: ksamplingd's CPU time in the last of them.
+ * @count_read_every_ms: how long it waits between them now: at least
+ *		EMBM_READ_MS, longer when a read costs more than
+ *		EMBM_READ_PERMILLE of a CPU over the interval (thousands of
+ *		inherited children, each read with its parent).
  * @kthread_ns:	CPU time ksamplingd used.
  * @nr_events:	events open now.
  * @ring_pages_locked: ring-buffer pages charged to the starter now.
@@ -542,6 +551,9 @@ struct embm_sampler_status {
 	char period_why[96];
 	u64 sample_cost_ns;
 	u64 budget_used;
+	u64 count_reads;
+	u64 count_read_ns;
+	u64 count_read_every_ms;
 	u64 kthread_ns;
 	unsigned int nr_events;
 	u64 ring_pages_locked;
@@ -595,7 +607,6 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 					embm_exit_fn exited, void *data);
 void embm_sampler_read_status(struct embm_sampler *s,
 			      struct embm_sampler_status *status);
-int embm_sampler_perm_read(struct embm_sampler *s);
 void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *status);
 
 /* ---- knobs (embm_sysfs.c) ----------------------------------------------- */

@@ -72,6 +72,7 @@ struct embm_session {
 	struct embm_sampler *sampler;
 	struct embm_sampler_status *status;
 	struct embm_stats *stats;
+	struct perf_event *read_event;
 };
 
 /* Serialises session start and end; protects embm_session. Process context. */
@@ -150,6 +151,9 @@ static void __embm_session_clear(void)
 	embm_owner_release(&embm_session.owner);
 	embm_session.target = NULL;
 	embm_session.named = NULL;
+	if (embm_session.read_event)
+		perf_event_release_kernel(embm_session.read_event);
+	embm_session.read_event = NULL;
 }
 
 static void embm_session_exited(void *data, enum embm_exit who);
@@ -162,6 +166,7 @@ static int __embm_session_start(struct task_struct *task,
 				struct cgroup_subsys_state *cgroup, int node)
 {
 	struct embm_sampler_status *status;
+	struct perf_event *read_event;
 	struct embm_sampler *sampler;
 	struct pid *target = NULL;
 	struct embm_owner owner;
@@ -183,6 +188,11 @@ static int __embm_session_start(struct task_struct *task,
 	status = kzalloc(sizeof(*status), GFP_KERNEL);
 	if (!st || !status)
 		goto out_free;
+	read_event = embm_perm_read_event();
+	if (IS_ERR(read_event)) {
+		err = PTR_ERR(read_event);
+		goto out_free;
+	}
 	embm_stats_classify_nodes(st);
 	if (task)
 		target = get_task_pid(task, PIDTYPE_TGID);
@@ -195,12 +205,14 @@ static int __embm_session_start(struct task_struct *task,
 		pr_info_ratelimited("session not started: %d (%s)\n", err, status->why);
 		embm_owner_release(&owner);
 		put_pid(target);
+		perf_event_release_kernel(read_event);
 		goto out_free;
 	}
 
 	__embm_session_clear();
 	embm_session.gen++;
 	embm_session.stats = st;
+	embm_session.read_event = read_event;
 	embm_session.status = status;
 	embm_session.sampler = sampler;
 	embm_session.config = cfg;
@@ -400,8 +412,8 @@ int embm_session_may_read(unsigned long *gen)
 	*gen = embm_session.gen;
 	if (embm_session.stats)
 		err = embm_perm_may_access(&embm_session.owner, embm_session.target);
-	if (!err && embm_session.sampler)
-		err = embm_sampler_perm_read(embm_session.sampler);
+	if (!err && embm_session.read_event)
+		err = embm_perm_may_read(embm_session.read_event);
 	mutex_unlock(&embm_lock);
 	return err;
 }

@@ -55,14 +55,14 @@ struct embm_hot *embm_hot_alloc(unsigned int capacity)
 
 	if (!capacity)
 		return NULL;
-	hot = kzalloc(sizeof(*hot), GFP_KERNEL);
+	hot = kzalloc(sizeof(*hot), GFP_KERNEL_ACCOUNT);
 	if (!hot)
 		return NULL;
 	hot->capacity = capacity;
 	hot->hash_bits = ilog2(roundup_pow_of_two(capacity)) + 1;
-	hot->entry = kvcalloc(capacity, sizeof(*hot->entry), GFP_KERNEL);
-	hot->heap = kvcalloc(capacity, sizeof(*hot->heap), GFP_KERNEL);
-	hot->bucket = kvcalloc(1U << hot->hash_bits, sizeof(*hot->bucket), GFP_KERNEL);
+	hot->entry = kvcalloc(capacity, sizeof(*hot->entry), GFP_KERNEL_ACCOUNT);
+	hot->heap = kvcalloc(capacity, sizeof(*hot->heap), GFP_KERNEL_ACCOUNT);
+	hot->bucket = kvcalloc(1U << hot->hash_bits, sizeof(*hot->bucket), GFP_KERNEL_ACCOUNT);
 	if (!hot->entry || !hot->heap || !hot->bucket) {
 		embm_hot_free(hot);
 		return NULL;

@@ -28,6 +28,8 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/user.h>
+#include <linux/security.h>
+#include <kunit/static_stub.h>
 
 #include "embm.h"
 
@@ -230,6 +232,63 @@ void embm_mlock_uncharge(struct embm_mlock *ml, unsigned long pages)
 	pages = min(pages, ml->user_pages);
 	atomic_long_sub(pages, &ml->user->perf_mlock);
 	ml->user_pages -= pages;
+}
+
+/**
+ * embm_perm_read_event() - the event a session's readers are checked on
+ *
+ * perf asks the LSMs about every read of an event's samples
+ * (security_perf_event_read() in perf_mmap() and read()), on that event,
+ * which carries the security label of the task that opened it.  A
+ * session's results get the same question on an event of their own,
+ * opened here by the starter and kept with the results until the next
+ * session replaces them: asked about the same event whatever CPUs came
+ * and went and after the session ended, never about one that ksamplingd
+ * (the kernel's label) made.  A disabled software dummy event on the CPU
+ * the starter runs on: it counts nothing, and, bound to no task, leaves
+ * perf's context-switch hooks off.  Should that CPU go offline, perf
+ * takes the event off its context and the event stays, as the label's
+ * holder, until released.
+ *
+ * Context: process, the starter's (its label goes into the event).
+ * Return: the event, to release with perf_event_release_kernel(), or an
+ * ERR_PTR() (-ENOMEM, an LSM's errno).
+ */
+struct perf_event *embm_perm_read_event(void)
+{
+	struct perf_event *event;
+	int tries;
+
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_SOFTWARE,
+		.size		= sizeof(attr),
+		.config		= PERF_COUNT_SW_DUMMY,
+		.disabled	= 1,
+		.exclude_kernel	= 1,
+		.exclude_hv	= 1,
+	};
+
+	/* -ENODEV: the CPU went offline since; another one, then. */
+	for (tries = 0; tries < 3; tries++) {
+		event = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+							 NULL, NULL, NULL);
+		if (!IS_ERR(event) || PTR_ERR(event) != -ENODEV)
+			break;
+	}
+	return event;
+}
+
+/**
+ * embm_perm_may_read() - may current read the results checked on @event?
+ * @event: from embm_perm_read_event()
+ *
+ * Context: process; current's credentials.
+ * Return: 0 or an LSM's errno.
+ */
+int embm_perm_may_read(struct perf_event *event)
+{
+	KUNIT_STATIC_STUB_REDIRECT(embm_perm_may_read, event);
+	return security_perf_event_read(event);
 }
 
 /**

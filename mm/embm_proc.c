@@ -208,6 +208,9 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "cpu_budget %llu\n", v->config.cpu_budget);
 	seq_printf(m, "budget_used_permille %llu\n", ss->budget_used);
 	seq_printf(m, "sample_cost_ns %llu\n", ss->sample_cost_ns);
+	seq_printf(m, "count_reads %llu\n", ss->count_reads);
+	seq_printf(m, "count_read_ns %llu\n", ss->count_read_ns);
+	seq_printf(m, "count_read_every_ms %llu\n", ss->count_read_every_ms);
 	seq_printf(m, "ldlat %llu\n", v->config.ldlat);
 	seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(&ss->cpus));
 	seq_printf(m, "events %u\n", ss->nr_events);
@@ -351,8 +354,7 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 	/* The node under study's pages first, then the others. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
-			struct page *page = pfn_to_online_page(top[i].pfn);
-			int nid = page ? page_to_nid(page) : -1;
+			int nid = embm_pfn_nid(top[i].pfn);
 			bool study = nid >= 0 && nid == v->node;
 
 			if (study != !pass)

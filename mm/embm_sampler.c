@@ -22,7 +22,12 @@
  * (embm_stats.lock) inside around each drain.  The CPU hotplug callbacks
  * run in the hotplug thread and only mark CPUs and wake ksamplingd, under
  * embm_active_lock.  Lock order: the session's lock, the sampler's lock,
- * embm_stats.lock, then perf's own (cpu_hotplug_lock among them).  The
+ * embm_stats.lock, then perf's own (cpu_hotplug_lock among them) and
+ * mem_hotplug_lock, read (get_online_mems(): embm_pfn_nid() and the CXL
+ * scan, each on its own, never nested); cpu_hotplug_lock before
+ * mem_hotplug_lock, as mem_hotplug_begin() takes them.  Nothing of embm's
+ * is taken under mem_hotplug_lock: the memory notifier only bumps a
+ * counter.  The
  * sampler tells its session that the target exited through a callback,
  * never by calling the session code.
  *
@@ -37,9 +42,11 @@
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/cputime.h>
 #include <linux/security.h>
 #include <linux/sched/signal.h>
@@ -57,7 +64,8 @@
 #define EMBM_ADAPT_SAMPLES	64	/* samples a round needs to measure their cost */
 #define EMBM_COST_ROUNDS	8	/* rounds the least cost is taken over */
 #define EMBM_QUEUE_RING_PAGES	64	/* a direct queue at most as for a ring of so many */
-#define EMBM_READ_MS		1000	/* how often it reads the counts */
+#define EMBM_READ_MS		1000	/* how often it reads the counts, at most */
+#define EMBM_READ_PERMILLE	10	/* of a CPU the count reads may take */
 #define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
 #define EMBM_SCAN_ROUNDS	8	/* rounds of looking for new threads */
@@ -95,8 +103,8 @@ struct embm_cpu {
 /**
  * struct embm_sampler - ksamplingd and what it owns
  * @thread:	 ksamplingd.
- * @lock:	 held while the events of @cpu change, against
- *		 embm_sampler_perm_read(); taken before the results' lock.
+ * @lock:	 held while the events of @cpu change or are read, and
+ *		 while @status changes; taken before the results' lock.
  * @status:	 what the sampler says of itself, written by the one who
  *		 runs the events (the starter, ksamplingd, the stopper).
  * @pub_lock:	 protects @published; held only to copy it.
@@ -146,6 +154,10 @@ struct embm_cpu {
  *		 taken (0: never, since the start).
  * @costs:	 the cost of a sample in the budget's last rounds, in ns.
  * @nr_costs:	 rounds that measured one.
+ * @memcg:	 the starter's memory cgroup, referenced: what ksamplingd
+ *		 allocates for the session (events and queues of CPUs that
+ *		 come online, arrays that grow, page bitmaps of new nodes) is
+ *		 charged there, as what the start allocated is.
  */
 struct embm_sampler {
 	struct task_struct *thread;
@@ -187,6 +199,7 @@ struct embm_sampler {
 	unsigned int knob_gen;
 	u64 costs[EMBM_COST_ROUNDS];
 	unsigned int nr_costs;
+	struct mem_cgroup *memcg;
 };
 
 /*
@@ -223,7 +236,7 @@ static int embm_cpu_reserve(struct embm_sampler *s, struct embm_cpu *c,
 	if (c->nr_events + more <= c->room)
 		return 0;
 	evs = kvrealloc(c->evs, array_size(c->nr_events + more, sizeof(*evs)),
-			GFP_KERNEL);
+			GFP_KERNEL_ACCOUNT);
 	if (!evs)
 		return -ENOMEM;
 	c->evs = evs;
@@ -315,7 +328,7 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	if (!err && !s->running && !s->nr_events)
 		err = security_perf_event_read(event);
 	if (!err)
-		err = xa_err(xa_store(&s->ids, event->id, xa_mk_value(d), GFP_KERNEL));
+		err = xa_err(xa_store(&s->ids, event->id, xa_mk_value(d), GFP_KERNEL_ACCOUNT));
 	if (err) {
 		xa_erase(&s->ids, event->id);
 		perf_event_release_kernel(event);
@@ -562,7 +575,7 @@ static void __embm_publish_kinds(struct embm_sampler *s,
  * already closed add what embm_close_cpu() kept.  The readings' array is
  * kept and grows with the events; without memory for it, the last figures
  * stay.  The CPU time this takes is kept apart from the budget the
- * adaptive period watches.  Context: ksamplingd, or the stop with
+ * adaptive period watches, and bounded (ksamplingd_read_kinds()).  Context: ksamplingd, or the stop with
  * ksamplingd gone; caller holds s->lock if @locked.
  */
 static void embm_read_kinds(struct embm_sampler *s, bool locked)
@@ -575,7 +588,8 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
 	if (s->nr_readings < s->nr_events) {
 		struct embm_reading *r;
 
-		r = kvrealloc(s->readings, array_size(s->nr_events, sizeof(*r)), GFP_KERNEL);
+		r = kvrealloc(s->readings, array_size(s->nr_events, sizeof(*r)),
+			      GFP_KERNEL_ACCOUNT);
 		if (!r)
 			return;
 		s->readings = r;
@@ -596,6 +610,36 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
 	__embm_publish_kinds(s, sums, weight);
 	if (!locked)
 		mutex_unlock(&s->lock);
+}
+
+/*
+ * ksamplingd's periodic embm_read_kinds(), bounded: perf reads each
+ * inherited child of an event with it, under the parent's child_mutex, so
+ * a read costs in proportion to the threads the target forked, which the
+ * sampled user controls.  The next read waits until this one's CPU time
+ * is at most EMBM_READ_PERMILLE of the time in between (at least
+ * EMBM_READ_MS): the reads take at most that share of a CPU however many
+ * children there are, and their figures (time enabled and running, for
+ * the scaling) come less often.  The samples are drained first: the counts
+ * go with the samples drained by then.  Context: ksamplingd.
+ */
+static bool embm_drain_all(struct embm_sampler *s);
+
+static void ksamplingd_read_kinds(struct embm_sampler *s, u64 *next_ns)
+{
+	u64 cpu_ns = task_sched_runtime(current), cost, every;
+
+	embm_drain_all(s);
+	embm_read_kinds(s, false);
+	cost = task_sched_runtime(current) - cpu_ns;
+	every = max_t(u64, EMBM_READ_MS * NSEC_PER_MSEC,
+		      div_u64(cost, EMBM_READ_PERMILLE) * 1000);
+	*next_ns = ktime_get_ns() + every;
+	mutex_lock(&s->lock);
+	s->status.count_reads++;
+	s->status.count_read_ns = cost;
+	s->status.count_read_every_ms = div_u64(every, NSEC_PER_MSEC);
+	mutex_unlock(&s->lock);
 }
 
 /*
@@ -985,7 +1029,8 @@ out_count:
  * time: its wakeups cost the same with no sample to drain, and a host that
  * stalls a guest's vCPUs (QEMU under TCG, an overcommitted VM) inflates
  * the CPU time the guest sees, but only ever adds to the least cost per
- * sample.  Reading the events' counts (embm_read_kinds()) is not counted.
+ * sample.  Reading the events' counts is not counted: it does not
+ * depend on the period, and ksamplingd_read_kinds() bounds it apart.
  * The cost a sample adds to the sampled task (perf's overflow, a PEBS or
  * IBS record, a direct sample's 8 bytes) is not counted either.
  */
@@ -1133,8 +1178,9 @@ static void ksamplingd_sleep(struct embm_sampler *s, bool busy)
 static int ksamplingd(void *data)
 {
 	struct embm_sampler *s = data;
-	u64 last_ns = ktime_get_ns(), last_read = last_ns;
+	u64 last_ns = ktime_get_ns(), next_read = last_ns + EMBM_READ_MS * NSEC_PER_MSEC;
 	bool target_gone, owner_gone, busy;
+	struct mem_cgroup *old_memcg = set_active_memcg(s->memcg);
 
 	ksamplingd_set_readers(s);
 	while (!kthread_should_stop()) {
@@ -1142,12 +1188,8 @@ static int ksamplingd(void *data)
 		ksamplingd_hotplug(s);
 		ksamplingd_knobs(s);
 		ksamplingd_adapt(s, &last_ns);
-		if (ktime_get_ns() - last_read >= EMBM_READ_MS * NSEC_PER_MSEC) {
-			/* The counts right after the samples they go with. */
-			embm_drain_all(s);
-			embm_read_kinds(s, false);
-			last_read = ktime_get_ns();
-		}
+		if (ktime_get_ns() >= next_read)
+			ksamplingd_read_kinds(s, &next_read);
 		target_gone = ksamplingd_gone(s->target);
 		owner_gone = ksamplingd_gone(s->owner);
 		if (target_gone || owner_gone) {
@@ -1168,6 +1210,7 @@ static int ksamplingd(void *data)
 			schedule();
 		__set_current_state(TASK_RUNNING);
 	}
+	set_active_memcg(old_memcg);
 	return 0;
 }
 
@@ -1231,7 +1274,7 @@ static int embm_collect_tasks(struct pid *target, struct task_struct ***tasks,
 			return -ESRCH;
 		max += max / 4 + 4;
 
-		arr = kvmalloc_array(max, sizeof(*arr), GFP_KERNEL);
+		arr = kvmalloc_array(max, sizeof(*arr), GFP_KERNEL_ACCOUNT);
 		if (!arr)
 			return -ENOMEM;
 		n = 0;
@@ -1280,7 +1323,8 @@ static int embm_merge_tasks(struct embm_sampler *s, struct task_struct **fresh,
 	struct task_struct **all;
 	unsigned int i, n = s->nr_tasks;
 
-	all = kvrealloc(s->tasks, array_size(s->nr_tasks + nr, sizeof(*all)), GFP_KERNEL);
+	all = kvrealloc(s->tasks, array_size(s->nr_tasks + nr, sizeof(*all)),
+			GFP_KERNEL_ACCOUNT);
 	if (!all) {
 		while (nr)
 			put_task_struct(fresh[--nr]);
@@ -1540,6 +1584,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	s->status.period = embm_align_period(s, s->cfg.period ?: src->period);
 	s->status.store_period = embm_align_period(s, s->cfg.store_period ?: src->store_period);
 	s->status.period_start = s->status.period;
+	s->status.count_read_every_ms = EMBM_READ_MS;
 	s->status.period_max = s->status.period;
 	s->base_period = s->status.period;
 	s->base_store = s->status.store_period;
@@ -1621,6 +1666,7 @@ static void embm_sampler_free(struct embm_sampler *s)
 	kfree(s->cpu);
 	xa_destroy(&s->ids);
 	mutex_destroy(&s->lock);
+	mem_cgroup_put(s->memcg);
 	kfree(s);
 }
 
@@ -1665,9 +1711,10 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	struct embm_sampler *s;
 	int cpu, err;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
+	s->memcg = get_mem_cgroup_from_current();
 	mutex_init(&s->lock);
 	spin_lock_init(&s->pub_lock);
 	xa_init(&s->ids);
@@ -1680,12 +1727,12 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	s->cfg = *cfg;
 	s->st = st;
 	err = -ENOMEM;
-	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
-	s->scratch = kmalloc(EMBM_SCRATCH, GFP_KERNEL);
-	s->published = kzalloc(sizeof(*s->published), GFP_KERNEL);
+	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL_ACCOUNT);
+	s->scratch = kmalloc(EMBM_SCRATCH, GFP_KERNEL_ACCOUNT);
+	s->published = kzalloc(sizeof(*s->published), GFP_KERNEL_ACCOUNT);
 	if (!s->cpu || !s->scratch || !s->published ||
-	    !zalloc_cpumask_var(&s->cpus_new, GFP_KERNEL) ||
-	    !zalloc_cpumask_var(&s->cpus_gone, GFP_KERNEL))
+	    !zalloc_cpumask_var(&s->cpus_new, GFP_KERNEL_ACCOUNT) ||
+	    !zalloc_cpumask_var(&s->cpus_gone, GFP_KERNEL_ACCOUNT))
 		goto out_free;
 	if (s->target) {
 		err = embm_start_tasks(s);
@@ -1791,35 +1838,6 @@ void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *statu
 	embm_put_tasks(s);
 	*status = s->status;
 	embm_sampler_free(s);
-}
-
-/**
- * embm_sampler_perm_read() - may current read samples of the events?
- * @s: a running sampler
- *
- * The LSM check perf_mmap() and read() make on an event
- * (security_perf_event_read()), asked on one of the session's events.
- *
- * Context: process; takes the sampler's lock, interruptibly (ksamplingd
- * holds it while a CPU that came online gets its events).  The caller
- * keeps @s from being stopped meanwhile.
- * Return: 0, -ERESTARTSYS on a signal, or the LSM's errno.
- */
-int embm_sampler_perm_read(struct embm_sampler *s)
-{
-	int cpu, err;
-
-	err = embm_lock_interruptible(&s->lock);
-	if (err)
-		return err;
-	for_each_possible_cpu(cpu) {
-		if (s->cpu[cpu].nr_events) {
-			err = security_perf_event_read(s->cpu[cpu].evs[0].event);
-			break;
-		}
-	}
-	mutex_unlock(&s->lock);
-	return err;
 }
 
 /* Follow CPU hotplug.  Process context, at boot. */

@@ -253,7 +253,7 @@ static enum embm_tier embm_node_tier(const struct embm_stats *st, int nid)
  */
 static unsigned long *embm_pages_alloc(struct embm_stats *st)
 {
-	unsigned long *pages = kvzalloc(EMBM_PAGES_BYTES, GFP_KERNEL);
+	unsigned long *pages = kvzalloc(EMBM_PAGES_BYTES, GFP_KERNEL_ACCOUNT);
 
 	if (pages)
 		st->bytes += EMBM_PAGES_BYTES;
@@ -285,6 +285,56 @@ void embm_stats_classify_nodes(struct embm_stats *st)
 }
 
 /*
+ * The windows again, after memory went online or offline anywhere: a
+ * window's memory may be on another node now, and a node that had memory
+ * may be of another tier (its CXL part grew past half, or went).  Nodes
+ * with no memory now keep the tier their samples had.  Context:
+ * ksamplingd (process), st->lock held, mem_hotplug_lock not held.
+ */
+static void embm_stats_rescan(struct embm_stats *st)
+{
+	enum embm_tier tier;
+	int nid;
+
+	embm_cxl_scan(st);
+	for (nid = 0; nid < st->nr_nodes; nid++) {
+		if (!st->node[nid].present || !node_state(nid, N_MEMORY))
+			continue;
+		tier = embm_node_tier(st, nid);
+		if (tier != st->tier[nid])
+			pr_info_ratelimited("node %d: tier %s, was %s (memory came or went)\n",
+					    nid, embm_tier_name(tier),
+					    embm_tier_name(st->tier[nid]));
+		st->tier[nid] = tier;
+	}
+}
+
+/**
+ * embm_pfn_nid() - the node of an online page
+ * @pfn: a page frame number, from a sample (anything at all)
+ *
+ * Offlined memory keeps valid pfns whose struct pages are poisoned, and
+ * pfn_to_online_page() is only a snapshot: memory hot-remove could free
+ * the memmap before page_to_nid() reads it.  So hot-remove is held off
+ * (get_online_mems()) while it looks.
+ *
+ * Context: process; may sleep (a hotplug operation under way); the
+ * caller holds no mem_hotplug_lock (a percpu rwsem is not recursive).
+ * Return: the node, or NUMA_NO_NODE if @pfn is not online memory.
+ */
+int embm_pfn_nid(unsigned long pfn)
+{
+	struct page *page;
+	int nid;
+
+	get_online_mems();
+	page = pfn_to_online_page(pfn);
+	nid = page ? page_to_nid(page) : NUMA_NO_NODE;
+	put_online_mems();
+	return nid;
+}
+
+/*
  * A sample landed on a node that had no memory at start: memory came
  * online there (embm_stats_add() has scanned the windows again since).
  * Report it from now on, with its tier and a page bitmap.
@@ -313,16 +363,17 @@ static struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_page
 	struct embm_stats *st;
 	int nid;
 
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
 	if (!st)
 		return NULL;
 	kref_init(&st->ref);
 	mutex_init(&st->lock);
 	st->nr_nodes = nr_nodes;
-	st->tier = kvcalloc(nr_nodes, sizeof(*st->tier), GFP_KERNEL);
-	st->cpu_node = kvcalloc(nr_cpu_ids, sizeof(*st->cpu_node), GFP_KERNEL);
-	st->node = kvcalloc(nr_nodes, sizeof(*st->node), GFP_KERNEL);
-	st->matrix = kvcalloc(array_size(nr_nodes, nr_nodes), sizeof(*st->matrix), GFP_KERNEL);
+	st->tier = kvcalloc(nr_nodes, sizeof(*st->tier), GFP_KERNEL_ACCOUNT);
+	st->cpu_node = kvcalloc(nr_cpu_ids, sizeof(*st->cpu_node), GFP_KERNEL_ACCOUNT);
+	st->node = kvcalloc(nr_nodes, sizeof(*st->node), GFP_KERNEL_ACCOUNT);
+	st->matrix = kvcalloc(array_size(nr_nodes, nr_nodes), sizeof(*st->matrix),
+			      GFP_KERNEL_ACCOUNT);
 	st->hot = embm_hot_alloc(hot_pages);
 	if (!st->tier || !st->cpu_node || !st->node || !st->matrix || !st->hot)
 		goto out_free;
@@ -673,7 +724,6 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	enum embm_served served = embm_served_by(s->data_src);
 	struct embm_node_stats *ns;
 	struct embm_window *win;
-	struct page *page;
 	unsigned long pfn;
 	u64 period = s->period ?: 1;
 	u32 nr = clamp_t(u32, s->pages, 1, EMBM_SAMPLE_PAGES_MAX);
@@ -692,22 +742,17 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		st->no_phys++;
 		return;
 	}
-	/*
-	 * Memory came or went: the windows' nodes, and the tier of a node
-	 * that gets its first memory, may have changed.
-	 */
+	/* Memory came or went: the windows' nodes and tiers may have changed. */
 	if (unlikely(st->mem_gen != atomic_read(&embm_mem_gen)))
-		embm_cxl_scan(st);
+		embm_stats_rescan(st);
 	pfn = PHYS_PFN(s->phys);
-	/* Offlined memory keeps valid pfns whose struct pages are poisoned. */
-	page = pfn_to_online_page(pfn);
-	nid = page ? page_to_nid(page) : NUMA_NO_NODE;
+	nid = embm_pfn_nid(pfn);
 	if (nid < 0 || nid >= st->nr_nodes) {
 		/* Another event counts the access of a latency-only sample. */
 		if (latency_only)
 			return;
 		win = embm_stats_window(st, s->phys);
-		if (win && !page) {
+		if (win && nid == NUMA_NO_NODE) {
 			win->samples++;
 			win->device++;
 		} else {

@@ -180,6 +180,57 @@ static void embm_new_node_test(struct kunit *test)
 }
 
 /*
+ * Memory went online or offline somewhere: the next sample rescans the
+ * windows and gives every node with memory the tier the rescan finds.  A
+ * tier that went stale (as when a node's CXL part came or went) is
+ * replaced; a node with no memory keeps its own.
+ */
+static void embm_rescan_retiers_test(struct kunit *test)
+{
+	struct embm_sample s = { .cpu = 0, .period = 1 };
+	struct embm_stats *st = embm_stats_alloc(8);
+	enum embm_tier stale, right;
+	struct page *page;
+	int nid;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	embm_stats_classify_nodes(st);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	nid = page_to_nid(page);
+	right = st->tier[nid];
+	stale = right == EMBM_TIER_CXL ? EMBM_TIER_DRAM : EMBM_TIER_CXL;
+
+	mutex_lock(&st->lock);
+	st->tier[nid] = stale;
+	s.phys = PFN_PHYS(page_to_pfn(page));
+	/* No memory event: the tier stays as it was. */
+	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	KUNIT_EXPECT_EQ(test, (int)stale, (int)st->tier[nid]);
+	/* As the memory notifier does for each block on- or offlined. */
+	atomic_inc(&embm_mem_gen);
+	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	KUNIT_EXPECT_EQ(test, (int)right, (int)st->tier[nid]);
+	KUNIT_EXPECT_EQ(test, st->mem_gen, atomic_read(&embm_mem_gen));
+	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].samples);
+	mutex_unlock(&st->lock);
+	__free_page(page);
+	embm_stats_put(st);
+}
+
+/* The node of a page, and none for pfns that are not online memory. */
+static void embm_pfn_nid_test(struct kunit *test)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, page_to_nid(page), embm_pfn_nid(page_to_pfn(page)));
+	__free_page(page);
+	/* Far past any memory: not even a section. */
+	KUNIT_EXPECT_EQ(test, NUMA_NO_NODE, embm_pfn_nid(PHYS_PFN(1ULL << MAX_PHYSMEM_BITS) - 1));
+}
+
+/*
  * Each sample classified by its own address: in a CXL window or not, on
  * a node's System RAM or on pages that are none (a device's), with the
  * windows kept in the order first seen, at most EMBM_MAX_WINDOWS.
@@ -399,6 +450,8 @@ static struct kunit_case embm_stats_test_cases[] = {
 	KUNIT_CASE(embm_many_nodes_test),
 	KUNIT_CASE(embm_distinct_pages_test),
 	KUNIT_CASE(embm_weighted_test),
+	KUNIT_CASE(embm_rescan_retiers_test),
+	KUNIT_CASE(embm_pfn_nid_test),
 	{}
 };
 

@@ -31,9 +31,9 @@ build_fragments() {
 	case $1 in
 	y)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-y.config $CONFIG_DIR/cxl.config $CONFIG_DIR/bench.config" ;;
 	n)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-n.config" ;;
-	# No cxl.config: no test boots the debug kernel with --cxl, and its
-	# build is the longest of the cold run already.
-	debug)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-y.config $CONFIG_DIR/debug.config" ;;
+	# cxl.config: the CXL boot of the tests runs the debug kernel, so that
+	# memory hot-add, offline and remove run under lockdep and KASAN.
+	debug)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-y.config $CONFIG_DIR/cxl.config $CONFIG_DIR/debug.config" ;;
 	cov)	echo "$CONFIG_DIR/qemu.config $CONFIG_DIR/embm-y.config $CONFIG_DIR/cxl.config $CONFIG_DIR/bench.config $CONFIG_DIR/gcov.config" ;;
 	*)	die "no kernel variant '$1' (y, n, debug, cov)" ;;
 	esac

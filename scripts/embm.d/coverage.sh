@@ -61,7 +61,7 @@ cov_make_args() {
 # cov_fetch LOG OBJ: decode the gcov data the guest printed into OBJ, next
 # to the .gcno files.
 cov_fetch() {
-	local logf=$1 obj=$2 tmp sum want f rel n=0
+	local logf=$1 obj=$2 merge=${3:-0} tmp sum want f rel n=0 m
 	tmp=$(mktemp -d)
 	sed -n '/^### embm-gcov begin$/,/^### embm-gcov end /{/^###/d;p}' "$logf" >"$tmp/b64"
 	want=$(sed -n 's/^### embm-gcov end \([0-9a-f]*\)$/\1/p' "$logf" | tail -n 1)
@@ -76,7 +76,18 @@ cov_fetch() {
 	for f in $(cd "$tmp/data" && find . -name '*.gcda'); do
 		rel=${f#./"${obj#/}"/}
 		[ "$rel" != "$f" ] || { log "gcov data from another build: $f"; continue; }
-		mkdir -p "$obj/$(dirname "$rel")" && cp "$tmp/data/$f" "$obj/$rel" && n=$((n + 1))
+		mkdir -p "$obj/$(dirname "$rel")" || continue
+		if [ "$merge" = 1 ] && [ -f "$obj/$rel" ]; then
+			# A second guest's counts add to the first's.
+			m=$tmp/merge
+			rm -rf "$m" && mkdir -p "$m/a" "$m/b" &&
+			cp "$obj/$rel" "$m/a/x.gcda" && cp "$tmp/data/$f" "$m/b/x.gcda" &&
+			gcov-tool merge -o "$m/o" "$m/a" "$m/b" >/dev/null 2>&1 &&
+			cp "$m/o/x.gcda" "$obj/$rel" && n=$((n + 1)) ||
+				log "cannot merge the counts of $rel"
+		else
+			cp "$tmp/data/$f" "$obj/$rel" && n=$((n + 1))
+		fi
 	done
 	rm -rf "$tmp"
 	log "gcov data of $n objects"
@@ -205,6 +216,20 @@ cmd_coverage() {
 	[ "$T_FAIL" = 0 ] || grep '^FAIL' "$res/tests.txt" >&2
 
 	cov_fetch "$res/console.log" "$obj" || die "no coverage data"
+
+	# The CXL expander: the window scan, memory on- and offlining and
+	# removal, the memory notifier.  Its counts are added to the first's.
+	t0=$SECONDS
+	log "booting obj-cov with the CXL expander: embm_cxl_test.sh (a few minutes)"
+	run_guest 0 --cxl --kernel "$obj/arch/x86/boot/bzImage" --timeout "$timeout" \
+		--log "$res/console-cxl.log" --append "loglevel=7" \
+		-- sh -c 'run-tests /embm/bin/embm_cxl_test.sh; r=$?; dmesg -n 1; gcov-dump; exit $r' \
+		>/dev/null 2>"$res/run-cxl.err"
+	rc=$?
+	log "CXL guest run: $((SECONDS - t0)) s, exit $rc"
+	t_guest_results "$res/console-cxl.log" coverage-cxl 0 0 >>"$res/tests.txt"
+	log "guest tests, both runs: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+	cov_fetch "$res/console-cxl.log" "$obj" 1 || log "no coverage data from the CXL guest"
 	cov_gcov "$obj" "$res"
 	cov_report "$res"
 	log "results in $res"

@@ -25,7 +25,7 @@ usage: scripts/embm run [OPTIONS] [-- CMD [ARGS]]
                      The guest's 'cxl-online' makes the region, a devdax
                      namespace and onlines it as System RAM there (with
                      Debian's cxl and ndctl, put into the guest).
-                     Needs the y kernel (its cxl.config)
+                     Needs the y, debug or coverage kernel (cxl.config)
   --add FILE[:PATH]  put FILE into the guest at PATH (default /NAME);
                      repeatable
   --append ARGS      extra kernel command line

@@ -326,9 +326,10 @@ cmd_test() {
 	else
 		t_report fail "embm-debug: no kernel to boot"
 	fi
-	# A CXL memory expander (q35, cxl-type3, kmem), on the y kernel.
-	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
-		t_boot embm-cxl y 0 --cxl -- run-tests /embm/bin/embm_cxl_test.sh
+	# A CXL memory expander (q35, cxl-type3, kmem), on the debug kernel:
+	# memory onlined, offlined and removed under lockdep, KASAN, kmemleak.
+	if [ -f "$EMBM_BUILD/obj-debug/arch/x86/boot/bzImage" ]; then
+		t_boot embm-cxl debug 0 --cxl -- run-tests /embm/bin/embm_cxl_test.sh
 	else
 		t_report fail "embm-cxl: no kernel to boot"
 	fi

@@ -23,7 +23,13 @@
 #  6. with the CXL node online, the node shares stay within a point of
 #     the pages touched when the period moves mid-session, through the
 #     period knob and through the CPU budget (embm_estimate_test's two
-#     cases, whose first phase is on the last node: the CXL node).
+#     cases, whose first phase is on the last node: the CXL node);
+#  7. while a session runs, the CXL node's memory is offlined, then
+#     removed (kmem unbound: its memmap freed) and the session goes on:
+#     the node keeps its exact count and its tier, a hot page in the
+#     removed range reads as on no node, and the next samples land on the
+#     nodes left.  The test boot runs this file on the debug kernel, so
+#     lockdep, KASAN and kmemleak watch the removal under embm's locks.
 #
 # Skips without a CXL memory device.  Needs root, embm, embm-run,
 # embm-bench and the guest's cxl-online (scripts/embm.d/guest): outside
@@ -87,7 +93,7 @@ if [ ! -r /proc/embm/status ] || ! command -v embm-run >/dev/null ||
 	ktap_skip_all "needs root, embm, embm-run and cxl-online"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 6
+ktap_set_plan 7
 
 old_budget=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/embm/cpu_budget)
 echo 0 >/sys/kernel/mm/embm/cpu_budget
@@ -229,6 +235,74 @@ if [ "$cxl" -ge 0 ] && [ -x "$DIR/embm_estimate_test" ]; then
 	fi
 else
 	ktap_test_fail "$what: no CXL node ($cxl) or no embm_estimate_test"
+fi
+
+# 7: the CXL node's memory offlined and removed while a session runs.
+what="CXL memory offlined and removed mid-session: exact count and tier kept, removed pages on no node"
+if [ "$cxl" -ge 0 ]; then
+	embm-run -S swfault -P 1 -j -o "$tmp/hp.json" -- sh -c "
+		embm-bench -b 4M@$cxl -j -o $tmp/hpb.json >/dev/null || exit 1
+		echo touched >$tmp/hp.1
+		while [ ! -e $tmp/hp.2 ]; do sleep 1; done
+		cat /proc/embm/hotpages >$tmp/hp.mid
+		embm-bench -b 4M@$first_cpu_node -j -o $tmp/hpa.json >/dev/null || exit 1
+		cat /proc/embm/hotpages >$tmp/hp.hot" >/dev/null 2>"$tmp/hp.err" &
+	run=$!
+	i=0
+	while [ ! -e "$tmp/hp.1" ] && [ $i -lt 120 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	off=0
+	for m in /sys/devices/system/node/node"$cxl"/memory*; do
+		[ "$(cat "$m/state")" = online ] || continue
+		echo offline >"$m/state" && off=$((off + 1))
+	done
+	# Unbinding kmem removes the memory: its memmap is freed.
+	dax=$(cat /tmp/cxl-dax)
+	echo "$dax" >/sys/bus/dax/drivers/kmem/unbind 2>"$tmp/unbind.err" && removed=1 || removed=0
+	awk '/MemTotal/ { exit !($4 == 0) }' /sys/devices/system/node/node"$cxl"/meminfo &&
+		empty=1 || empty=0
+	# The window's pfns, to find the hot pages that were in it.
+	set -- $(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : CXL Window.*/\1 \2/p' /proc/iomem |
+		head -n 1)
+	wlo=$((0x${1:-0} >> 12))
+	whi=$((0x${2:-0} >> 12))
+	touch "$tmp/hp.2"
+	wait $run
+	rc=$?
+	truth=$(json_node "$tmp/hpb.json" "$cxl" pages)
+	got=$(json_node "$tmp/hp.json" "$cxl" samples)
+	tier=$(json_tier "$tmp/hp.json" "$cxl")
+	after=$(json_node "$tmp/hpa.json" "$first_cpu_node" pages)
+	got_after=$(json_node "$tmp/hp.json" "$first_cpu_node" samples)
+	# Hot pages in the removed range: how many, and how many not on node -1.
+	inwin=0
+	badnode=0
+	for f in "$tmp/hp.mid" "$tmp/hp.hot"; do
+		[ -f "$f" ] || continue
+		while read -r rank pfn node rest; do
+			case $rank in [0-9]*) ;; *) continue ;; esac
+			[ $((pfn)) -ge $wlo ] && [ $((pfn)) -le $whi ] || continue
+			inwin=$((inwin + 1))
+			[ "$node" = -1 ] || badnode=$((badnode + 1))
+		done <"$f"
+	done
+	ktap_print_msg "offlined $off blocks of node $cxl, removed $removed (node empty: $empty);" \
+		"node $cxl: ${truth:-?} pages touched, ${got:-?} samples, tier ${tier:-?};" \
+		"node $first_cpu_node after: ${after:-?} pages, ${got_after:-?} samples;" \
+		"hot pages in the window after the removal: $inwin, $badnode not on node -1"
+	if [ $rc = 0 ] && [ $off -gt 0 ] && [ $removed = 1 ] && [ $empty = 1 ] &&
+	   [ -n "$truth" ] && [ "$truth" -gt 0 ] && [ "$got" = "$truth" ] && [ "$tier" = cxl ] &&
+	   [ -n "$after" ] && [ -n "$got_after" ] && [ "$got_after" -ge "$after" ] &&
+	   [ -s "$tmp/hp.hot" ] && [ $badnode = 0 ]; then
+		ktap_test_pass "$what"
+	else
+		ktap_test_fail "$what"
+		sed 's/^/# /' "$tmp/hp.err" "$tmp/unbind.err"
+	fi
+else
+	ktap_test_fail "$what: no CXL node ($cxl)"
 fi
 
 ktap_finished

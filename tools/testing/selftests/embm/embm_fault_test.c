@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * embm_start() when allocations fail: every allocation it makes, one at a
- * time, through /proc/thread-self/fail-nth with failslab and
- * fail_page_alloc armed for sleeping allocations of every order.  Each
- * start either works (and ends) or fails with ENOMEM; the next start works;
- * the debug kernel's kmemleak scan after the run finds nothing left behind.
+ * embm when allocations fail, every allocation one at a time, through
+ * fail-nth (/proc/PID/fail-nth) with failslab and fail_page_alloc armed for
+ * sleeping allocations of every order: those of embm_start() (each start
+ * works and ends, or fails with ENOMEM, and the next start works), those
+ * ksamplingd makes for a CPU that comes online (the session goes on, the
+ * CPU gets its events or is skipped), those of embm_end() (the session
+ * always ends) and those of the /proc/embm readers (a read works or gives
+ * ENOMEM).  The debug kernel's kmemleak scan after the run finds nothing
+ * left behind.  Not reached here: the work that ends a session whose
+ * target exited runs in a shared kworker; it runs the stop embm_end()
+ * runs.
  *
  * Needs root, embm, and a kernel with CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC
  * and CONFIG_FAULT_INJECTION_DEBUG_FS (the debug kernel); skips otherwise.
@@ -161,6 +167,147 @@ TEST_F_TIMEOUT(fault, start_on_threads_under_failing_allocations, 900)
 	ASSERT_LT(0, self->target);
 	usleep(200000);
 	EXPECT_LT(0, sweep(_metadata, self->target));
+}
+
+/* Wait up to 10 s for ksamplingd to have handled a CPU: its event count moved. */
+static void wait_events_not(long long before)
+{
+	int i;
+
+	for (i = 0; i < 1000 && embm_status_ll("events") == before; i++)
+		sleep_ms(10);
+}
+
+/*
+ * Fail the nth allocation ksamplingd makes once a CPU came online (its
+ * events, perf's allocations for them among them, its buffer, its queue,
+ * the arrays that grow), for n = 1, 2, ... until it makes fewer than n.
+ */
+TEST_F_TIMEOUT(fault, ksamplingd_under_failing_allocations, 900)
+{
+	int cpu = online_cpus() - 1, n, left = 0, skipped = 0, handled = 0;
+	long long events, now;
+	char path[64], nth[16], state[32];
+	pid_t kd;
+
+	if (cpu < 1)
+		SKIP(return, "needs two CPUs");
+	/* System-wide: a CPU that goes offline loses its events and buffer. */
+	ASSERT_EQ(0, set_online(cpu, 0));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SYSTEM, EMBM_NODE_NONE));
+	events = embm_status_ll("events");
+	kd = embm_ksamplingd_pid();
+	ASSERT_LT(0, kd);
+	snprintf(path, sizeof(path), "/proc/%d/fail-nth", kd);
+	for (n = 1; n < MAX_NTH; n++) {
+		long long skip0 = embm_status_ll("cpus_skipped");
+
+		snprintf(nth, sizeof(nth), "%d", n);
+		ASSERT_EQ(0, write_file(path, nth));
+		ASSERT_EQ(0, set_online(cpu, 1));
+		/* Handled: events made, or the CPU skipped. */
+		for (now = 0; now < 1000; now++) {
+			if (embm_status_ll("events") != events ||
+			    embm_status_ll("cpus_skipped") != skip0)
+				break;
+			sleep_ms(10);
+		}
+		left = read_long(path);
+		write_file(path, "0");
+		handled += now < 1000;
+		skipped += embm_status_ll("cpus_skipped") != skip0;
+		ASSERT_EQ(0, embm_status("state", state, sizeof(state)));
+		ASSERT_STREQ("running", state) TH_LOG("nth %d", n);
+		ASSERT_EQ(0, set_online(cpu, 0));
+		if (embm_status_ll("events") != events)
+			wait_events_not(embm_status_ll("events"));
+		EXPECT_EQ(events, embm_status_ll("events")) TH_LOG("nth %d", n);
+		if (left > 0)		/* no nth allocation happened: all covered */
+			break;
+	}
+	ASSERT_EQ(0, set_online(cpu, 1));
+	TH_LOG("ksamplingd: %d allocations failed in turn; the CPU skipped %d times, "
+	       "handled %d times", n - 1, skipped, handled);
+	EXPECT_LT(0, left);
+	EXPECT_LT(0, skipped);
+	EXPECT_EQ(n, handled);
+	EXPECT_EQ(0, embm_end(EMBM_PID_SYSTEM));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SYSTEM, EMBM_NODE_NONE));
+	EXPECT_EQ(0, embm_end(EMBM_PID_SYSTEM));
+}
+
+/* Fail the nth allocation of embm_end(): the session ends all the same. */
+TEST_F_TIMEOUT(fault, end_under_failing_allocations, 900)
+{
+	char nth[16], state[32];
+	int n, err, left = 0;
+
+	self->target = spawn_threads(4);
+	ASSERT_LT(0, self->target);
+	usleep(200000);
+	for (n = 1; n < MAX_NTH; n++) {
+		ASSERT_EQ(0, embm_start(self->target, EMBM_NODE_NONE));
+		snprintf(nth, sizeof(nth), "%d", n);
+		ASSERT_EQ(0, write_file("/proc/thread-self/fail-nth", nth));
+		err = ERRNO_OF(embm_end(self->target));
+		left = read_long("/proc/thread-self/fail-nth");
+		write_file("/proc/thread-self/fail-nth", "0");
+		EXPECT_EQ(0, err) TH_LOG("nth %d: %s", n, strerror(err));
+		ASSERT_EQ(0, embm_status("state", state, sizeof(state)));
+		ASSERT_STREQ("done", state) TH_LOG("nth %d", n);
+		if (left > 0)
+			break;
+	}
+	TH_LOG("embm_end: %d allocations failed in turn", n - 1);
+	EXPECT_LT(0, left);
+	EXPECT_LT(1, n);
+}
+
+/* Fail the nth allocation of a read of each /proc/embm file. */
+TEST_F_TIMEOUT(fault, proc_reads_under_failing_allocations, 900)
+{
+	static const char *const files[] = {
+		"status", "nodes", "matrix", "hotpages", "latency", "windows",
+	};
+	char path[64], nth[16], buf[4096];
+	int n, f, fd, err, left, nomem = 0, total = 0;
+	ssize_t r;
+
+	self->target = spawn_threads(4);
+	ASSERT_LT(0, self->target);
+	ASSERT_EQ(0, embm_start(self->target, EMBM_NODE_NONE));
+	usleep(300000);
+	for (f = 0; f < (int)ARRAY_SIZE(files); f++) {
+		snprintf(path, sizeof(path), "/proc/embm/%s", files[f]);
+		if (access(path, R_OK))
+			continue;
+		for (n = 1; n < MAX_NTH; n++) {
+			snprintf(nth, sizeof(nth), "%d", n);
+			ASSERT_EQ(0, write_file("/proc/thread-self/fail-nth", nth));
+			err = 0;
+			fd = open(path, O_RDONLY);
+			if (fd < 0) {
+				err = errno;
+			} else {
+				while ((r = read(fd, buf, sizeof(buf))) > 0)
+					;
+				if (r < 0)
+					err = errno;
+				close(fd);
+			}
+			left = read_long("/proc/thread-self/fail-nth");
+			write_file("/proc/thread-self/fail-nth", "0");
+			EXPECT_TRUE(err == 0 || err == ENOMEM)
+				TH_LOG("%s, nth %d: %s", path, n, strerror(err));
+			nomem += err == ENOMEM;
+			total++;
+			if (left > 0)
+				break;
+		}
+	}
+	TH_LOG("%d reads with one allocation failing, %d gave ENOMEM", total, nomem);
+	EXPECT_LT(0, nomem);
+	EXPECT_EQ(0, embm_end(self->target));
 }
 
 TEST_HARNESS_MAIN

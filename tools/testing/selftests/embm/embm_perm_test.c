@@ -475,6 +475,74 @@ TEST_F(perm, end_does_not_tell_the_target)
 	EXPECT_EQ(0, embm_end(self->target));
 }
 
+/* perf_event_open()'s errno for a software event on self with @attr's sample fields. */
+static int open_errno(const struct perf_event_attr *fields)
+{
+	struct perf_event_attr attr = *fields;
+	int fd;
+
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+	attr.disabled = 1;
+	attr.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * embm moved perf_event_open()'s checks of the attributes into a function
+ * it shares; perf_event_open() must keep upstream's order and errnos.  At
+ * paranoid 2, for a user without capabilities: a sample_freq over the
+ * limit (or a period with bit 63) is refused with EINVAL before a
+ * PHYS_ADDR that is refused with EACCES, while the kernel and namespaces
+ * checks come before the frequency one.
+ */
+TEST_F(perm, perf_event_open_keeps_its_errnos)
+{
+	long rate = read_long("/proc/sys/kernel/perf_event_max_sample_rate");
+	struct {
+		const char *what;
+		struct perf_event_attr attr;
+		int want;
+	} cases[] = {
+		{ "freq too high, PHYS_ADDR", { .freq = 1, .sample_freq = rate + 1,
+		  .sample_type = PERF_SAMPLE_PHYS_ADDR, .exclude_kernel = 1 }, EINVAL },
+		{ "period bit 63, PHYS_ADDR", { .sample_period = 1ULL << 63,
+		  .sample_type = PERF_SAMPLE_PHYS_ADDR, .exclude_kernel = 1 }, EINVAL },
+		{ "PHYS_ADDR", { .sample_period = 1, .sample_type = PERF_SAMPLE_PHYS_ADDR,
+		  .exclude_kernel = 1 }, EACCES },
+		{ "kernel, freq too high", { .freq = 1, .sample_freq = rate + 1 }, EACCES },
+		{ "namespaces, freq too high", { .freq = 1, .sample_freq = rate + 1,
+		  .namespaces = 1, .exclude_kernel = 1 }, EACCES },
+		{ "freq too high", { .freq = 1, .sample_freq = rate + 1,
+		  .exclude_kernel = 1 }, EINVAL },
+		{ "a good one", { .sample_period = 1, .sample_type = PERF_SAMPLE_ADDR,
+		  .exclude_kernel = 1 }, 0 },
+	};
+	unsigned int i;
+	pid_t pid;
+
+	ASSERT_LT(0, rate);
+	ASSERT_EQ(0, set_paranoid(2));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (become(USER_OTHER, 0))
+			_exit(100);
+		for (i = 0; i < ARRAY_SIZE(cases); i++)
+			if (open_errno(&cases[i].attr) != cases[i].want)
+				_exit(1 + i);
+		_exit(0);
+	}
+	i = reap(pid);
+	EXPECT_EQ(0, i) TH_LOG("case %u (%s): not upstream's errno", i - 1,
+			       i && i <= ARRAY_SIZE(cases) ? cases[i - 1].what : "setup");
+}
+
 /* The kernel log from the last "embm: session " on, in @buf; 0 or -1. */
 static int last_summary(char *buf, int size)
 {

@@ -2,7 +2,8 @@
 /*
  * embm under stress and on less-travelled paths: many start/end cycles,
  * racing starts, a killed launcher, a flood of samples into the smallest
- * ring, /proc reads racing the end of a session, and the cap on events.
+ * ring, /proc reads racing the end of a session, the cap on events, and
+ * a target with thousands of threads.
  * Leaks and memory errors these cause show up in the debug kernel's
  * kmemleak and KASAN checks after the run.
  *
@@ -19,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -33,6 +36,7 @@
 
 static const char *const knobs[] = {
 	"source", "period", "store_period", "ring_pages", "cpu_budget", "max_events",
+	"hot_pages",
 };
 
 #define NR_KNOBS	ARRAY_SIZE(knobs)
@@ -83,6 +87,9 @@ FIXTURE_TEARDOWN(stress)
 {
 	unsigned int i;
 
+	/* A test that failed between offlining a CPU and onlining it. */
+	for (i = 1; i < (unsigned int)sysconf(_SC_NPROCESSORS_CONF); i++)
+		set_online(i, 1);
 	embm_end(EMBM_PID_SYSTEM);
 	embm_end(EMBM_PID_SELF);
 	for (i = 0; i < NR_KNOBS; i++)
@@ -388,6 +395,201 @@ TEST_F(stress, max_events_caps_a_session)
 	EXPECT_EQ(need, embm_status_ll("events"));
 	EXPECT_EQ(need, embm_status_ll("max_events"));
 	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
+}
+
+/* utime + stime of @pid, in clock ticks; -1 if unreadable. */
+static long long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	/* After the comm: state, then fields 4 to 13, then utime and stime. */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *sleeper(void *arg)
+{
+	char c;
+
+	/* Blocks until the write end closes: no faults, no samples. */
+	return (void *)(long)read(*(int *)arg, &c, 1);
+}
+
+#define CHILDREN	4000
+
+/*
+ * perf reads every inherited child with its parent: a target that forks
+ * thousands of threads makes each read of the counts cost in proportion.
+ * Measured by the kernel's own accounting of ksamplingd (its utime and
+ * stime): over ten seconds in which the threads sleep and make no
+ * samples, ksamplingd uses at most 20 per mille of a CPU more than over
+ * five seconds before they were made (its drain wakeups), the reads'
+ * bound being 10; and it still reads.  Before the reads were bounded,
+ * they ran every second whatever they cost: some 34 ms a read for 4,000
+ * threads on 4 CPUs under TCG.
+ */
+TEST_F_TIMEOUT(stress, count_reads_bounded_by_children, 900)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	long long b0, b1, c0, c1, r0, base, permille;
+	pthread_t *t = calloc(CHILDREN, sizeof(*t));
+	pthread_attr_t attr;
+	int pfd[2], i, made;
+	double s0, s1, t0, t1;
+	pid_t kd;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setstacksize(&attr, 64 << 10));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	kd = embm_ksamplingd_pid();
+	ASSERT_LT(0, kd);
+	/* ksamplingd without children: its wakeups. */
+	sleep_ms(1000);
+	b0 = cpu_ticks(kd);
+	s0 = now_s();
+	sleep_ms(5000);
+	b1 = cpu_ticks(kd);
+	s1 = now_s();
+	ASSERT_LE(0, b0);
+	base = (long long)((b1 - b0) * 1000.0 / hz / (s1 - s0));
+	for (made = 0; made < CHILDREN; made++)
+		if (pthread_create(&t[made], &attr, sleeper, &pfd[0]))
+			break;
+	EXPECT_EQ(CHILDREN, made);
+	/* Let ksamplingd drain the creation's faults and read once. */
+	sleep_ms(3000);
+	r0 = embm_status_ll("count_reads");
+	c0 = cpu_ticks(kd);
+	t0 = now_s();
+	sleep_ms(10000);
+	c1 = cpu_ticks(kd);
+	t1 = now_s();
+	ASSERT_LE(0, c0);
+	ASSERT_LE(c0, c1);
+	permille = (long long)((c1 - c0) * 1000.0 / hz / (t1 - t0));
+	TH_LOG("ksamplingd: %lld permille alone; with %d threads %lld ticks in %.1f s "
+	       "(%lld permille); last read %lld ns, every %lld ms, %lld reads in the window",
+	       base, made, c1 - c0, t1 - t0, permille, embm_status_ll("count_read_ns"),
+	       embm_status_ll("count_read_every_ms"), embm_status_ll("count_reads") - r0);
+	EXPECT_LE(permille - base, 20);
+	EXPECT_LT(r0, embm_status_ll("count_reads"));
+	close(pfd[1]);
+	for (i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	close(pfd[0]);
+	free(t);
+	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
+}
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_MEM		CG_ROOT "/embm-memcg"
+
+/*
+ * The "kernel" line of the test cgroup's memory.stat, in bytes, once the
+ * kernel's periodic flush (every 2 s) has brought every CPU's updates in;
+ * -1 if unreadable.
+ */
+static long long memcg_kernel(void)
+{
+	char line[128];
+	long long v = -1;
+	FILE *f;
+
+	sleep_ms(2500);
+	f = fopen(CG_MEM "/memory.stat", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "kernel %lld", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Move the calling process to cgroup @dir; 0 or -1. */
+static int enter_cgroup(const char *dir)
+{
+	char path[256], pid[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_file(path, pid);
+}
+
+/*
+ * A session's memory is charged to its starter's memory cgroup, as a
+ * perf_event_open() caller's would be: what the start allocates (the
+ * results' tables, the hot-page table the largest at hot_pages 65536) and
+ * what ksamplingd allocates later, for a CPU that came online (the queue
+ * swfault's samples go through, 128 KiB at ring_pages 64).  The truth is
+ * the kernel's own count of the cgroup's kernel memory; the figures it
+ * is held to are the sizes the status gives (table_bytes,
+ * queue_bytes_max).  Ring buffers are perf's, charged to the mlock limit
+ * as perf_mmap() charges them, not to a memory cgroup.
+ */
+TEST_F_TIMEOUT(stress, memory_charged_to_the_starters_cgroup, 300)
+{
+	int cpu = online_cpus() - 1;
+	long long k0, k1, k2, q0, q1, tables;
+	int i;
+
+	if (cpu < 1)
+		SKIP(return, "needs two CPUs");
+	if (access(CG_ROOT "/cgroup.procs", F_OK) &&
+	    ((mkdir(CG_ROOT, 0755) && errno != EEXIST) ||
+	     mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL)))
+		SKIP(return, "no cgroup v2: %s", strerror(errno));
+	if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no memory controller");
+	ASSERT_TRUE(!mkdir(CG_MEM, 0755) || errno == EEXIST);
+	ASSERT_EQ(0, enter_cgroup(CG_MEM));
+	ASSERT_EQ(0, embm_set_knob("hot_pages", "65536"));
+	ASSERT_EQ(0, embm_set_knob("ring_pages", "64"));
+	ASSERT_EQ(0, set_online(cpu, 0));
+
+	k0 = memcg_kernel();
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	k1 = memcg_kernel();
+	tables = embm_status_ll("table_bytes");
+	q0 = embm_status_ll("queue_bytes_max");
+	ASSERT_LE(0, k0);
+	TH_LOG("start: kernel memory +%lld, tables %lld", k1 - k0, tables);
+	EXPECT_LE(tables * 9 / 10, k1 - k0);
+
+	ASSERT_EQ(0, set_online(cpu, 1));
+	for (i = 0; i < 500 && embm_status_ll("queue_bytes_max") == q0; i++)
+		sleep_ms(10);
+	k2 = memcg_kernel();
+	q1 = embm_status_ll("queue_bytes_max");
+	TH_LOG("CPU %d online: kernel memory +%lld, queues +%lld", cpu, k2 - k1, q1 - q0);
+	EXPECT_LT(q0, q1);
+	EXPECT_LE((q1 - q0) * 9 / 10, k2 - k1);
+
+	EXPECT_EQ(0, embm_end(EMBM_PID_SELF));
+	EXPECT_EQ(0, enter_cgroup(CG_ROOT));
+	rmdir(CG_MEM);
 }
 
 TEST_HARNESS_MAIN

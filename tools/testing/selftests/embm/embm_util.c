@@ -5,6 +5,7 @@
  * and the file, process, credential and CPU helpers the tests share.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
@@ -270,6 +271,27 @@ void sleep_ms(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/* The pid of the kernel thread named ksamplingd (one session at a time), or -1. */
+pid_t embm_ksamplingd_pid(void)
+{
+	char path[300], comm[32];
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t pid = -1;
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (atoi(e->d_name) > 0 && !read_line(path, comm, sizeof(comm)) &&
+		    !strcmp(comm, "ksamplingd\n")) {
+			pid = atoi(e->d_name);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return pid;
 }
 
 /* The knobs embm_exact_sampling() sets, and to what. */

@@ -73,5 +73,6 @@ int become(uid_t uid, unsigned long long caps);
 int set_online(int cpu, int on);
 int online_cpus(void);
 void sleep_ms(long ms);
+pid_t embm_ksamplingd_pid(void);
 
 #endif /* __EMBM_UTIL_H */
