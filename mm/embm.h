@@ -341,6 +341,8 @@ struct embm_hot;
  * @bad_pfn:	samples whose pfn is not online System RAM of a node of
  *		@node, outside the CXL windows (device pages in one count
  *		in its @device).  Not latency-only samples.
+ * @hotplug_busy: samples not placed because a memory hotplug operation
+ *		was under way (embm_pfn_nid()): their page might be going.
  * @cache:	samples a data source said a cache served.
  * @kind_samples: samples by the event kind that took them.
  * @kind_weight: the sum of their periods, latency-only samples aside.
@@ -368,6 +370,7 @@ struct embm_stats {
 	u64 samples;
 	u64 no_phys;
 	u64 bad_pfn;
+	u64 hotplug_busy;
 	u64 cache;
 	u64 kind_samples[EMBM_MAX_EVENTS];
 	u64 kind_weight[EMBM_MAX_EVENTS];
@@ -397,6 +400,7 @@ u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem,
 u64 embm_stats_lat_mean(const struct embm_node_stats *ns);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);
+int __embm_pfn_nid(unsigned long pfn);
 int embm_pfn_nid(unsigned long pfn);
 u64 embm_stats_device(const struct embm_stats *st);
 int embm_stats_node_order(const struct embm_stats *st, int study, int *order);

@@ -185,7 +185,7 @@ static int __embm_session_start(struct task_struct *task,
 		cfg.max_events = min_t(u64, cfg.max_events, rlimit(RLIMIT_NOFILE));
 
 	st = embm_stats_alloc(cfg.hot_pages);
-	status = kzalloc(sizeof(*status), GFP_KERNEL);
+	status = kzalloc(sizeof(*status), GFP_KERNEL_ACCOUNT);
 	if (!st || !status)
 		goto out_free;
 	read_event = embm_perm_read_event();
@@ -394,12 +394,12 @@ void embm_view_free(struct embm_view *v)
  * embm_session_may_read() - may current read the session of now?
  * @gen: set to the session's generation, for embm_session_view()
  *
- * Those who may end it may read it (embm_perm_may_access()); while events
- * exist, the LSMs may also say whether samples are read, as on a perf
- * fd.  With no session there is nothing to hide.
+ * Those who may end it may read it (embm_perm_may_access()); the LSMs
+ * may also say whether samples are read, as on a perf fd, asked about
+ * the session's read event (embm_perm_read_event()), while the session
+ * runs and after it ended.  With no session there is nothing to hide.
  *
- * Context: process; takes embm_lock, then the sampler's lock, both
- * interruptibly.
+ * Context: process; takes embm_lock interruptibly.
  * Return: 0, -ERESTARTSYS on a signal, -EACCES or an LSM's errno.
  */
 int embm_session_may_read(unsigned long *gen)

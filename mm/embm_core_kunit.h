@@ -75,7 +75,7 @@ static int embm_lsm_refuses(struct perf_event *event)
 /*
  * A reader's rights are checked with the LSMs (a stand-in that refuses and
  * records the event it is asked about) on the session's own read event:
- * a dummy event the starter (this test's thread) opened on a CPU, asked
+ * a dummy event the starter (this test's thread) opened on itself, asked
  * while the session runs and after it ended, until a new session starts.
  */
 static void embm_read_event_test(struct kunit *test)
@@ -95,7 +95,7 @@ static void embm_read_event_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ev);
 	KUNIT_EXPECT_EQ(test, (u32)PERF_TYPE_SOFTWARE, ev->attr.type);
 	KUNIT_EXPECT_EQ(test, (u64)PERF_COUNT_SW_DUMMY, ev->attr.config);
-	KUNIT_EXPECT_NULL(test, ev->hw.target);
+	KUNIT_EXPECT_PTR_EQ(test, current, ev->hw.target);
 	KUNIT_EXPECT_EQ(test, (int)PERF_EVENT_STATE_OFF, (int)ev->state);
 
 	embm_lsm_calls = 0;

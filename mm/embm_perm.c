@@ -244,11 +244,15 @@ void embm_mlock_uncharge(struct embm_mlock *ml, unsigned long pages)
  * opened here by the starter and kept with the results until the next
  * session replaces them: asked about the same event whatever CPUs came
  * and went and after the session ended, never about one that ksamplingd
- * (the kernel's label) made.  A disabled software dummy event on the CPU
- * the starter runs on: it counts nothing, and, bound to no task, leaves
- * perf's context-switch hooks off.  Should that CPU go offline, perf
- * takes the event off its context and the event stays, as the label's
- * holder, until released.
+ * (the kernel's label) made.  A disabled software dummy event on the
+ * starter (on a task, not a CPU: a CPU's would need perf_allow_cpu(),
+ * which a user sampling their own process may not have); not inherited.
+ * It counts nothing.  Like any task event it keeps perf's context-switch
+ * hooks on (perf_sched_events) while it exists, and like any software
+ * event perf's software-event hash lists and its type's static key
+ * (perf_swevent_init()): until the next session replaces the results.
+ * When the starter exits, perf detaches the event and it stays, as the
+ * label's holder, until released.
  *
  * Context: process, the starter's (its label goes into the event).
  * Return: the event, to release with perf_event_release_kernel(), or an
@@ -256,9 +260,6 @@ void embm_mlock_uncharge(struct embm_mlock *ml, unsigned long pages)
  */
 struct perf_event *embm_perm_read_event(void)
 {
-	struct perf_event *event;
-	int tries;
-
 	struct perf_event_attr attr = {
 		.type		= PERF_TYPE_SOFTWARE,
 		.size		= sizeof(attr),
@@ -268,14 +269,7 @@ struct perf_event *embm_perm_read_event(void)
 		.exclude_hv	= 1,
 	};
 
-	/* -ENODEV: the CPU went offline since; another one, then. */
-	for (tries = 0; tries < 3; tries++) {
-		event = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
-							 NULL, NULL, NULL);
-		if (!IS_ERR(event) || PTR_ERR(event) != -ENODEV)
-			break;
-	}
-	return event;
+	return perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
 }
 
 /**

@@ -18,6 +18,7 @@
 
 #include <linux/capability.h>
 #include <linux/cgroup.h>
+#include <linux/delay.h>
 #include <linux/memory_hotplug.h>
 #include <linux/nodemask.h>
 #include <linux/nsproxy.h>
@@ -229,6 +230,7 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "attributed %llu\n", embm_stats_attributed(st));
 	seq_printf(m, "no_phys %llu\n", st->no_phys);
 	seq_printf(m, "bad_pfn %llu\n", st->bad_pfn);
+	seq_printf(m, "hotplug_busy %llu\n", st->hotplug_busy);
 	seq_printf(m, "cxl_windows %d\n", st->nr_win);
 	seq_printf(m, "cxl_windows_dropped %u\n", st->win_over);
 	seq_printf(m, "cxl_device_samples %llu\n", embm_stats_device(st));
@@ -350,11 +352,22 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 		return -ENOMEM;
 	}
 	n = embm_hot_top(st->hot, top, v->config.hot_pages);
+	/*
+	 * Hold off memory hot-remove while the pages' nodes are looked up,
+	 * waiting for a hotplug operation under way as a killable sleep.
+	 */
+	while (!try_get_online_mems()) {
+		if (msleep_interruptible(10)) {
+			kvfree(top);
+			embm_proc_end(v);
+			return -ERESTARTSYS;
+		}
+	}
 	seq_puts(m, "rank pfn node tier count error samples study\n");
 	/* The node under study's pages first, then the others. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
-			int nid = embm_pfn_nid(top[i].pfn);
+			int nid = __embm_pfn_nid(top[i].pfn);
 			bool study = nid >= 0 && nid == v->node;
 
 			if (study != !pass)
@@ -365,6 +378,7 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 				   top[i].count, top[i].error, top[i].samples, study ? "*" : "-");
 		}
 	}
+	put_online_mems();
 	kvfree(top);
 	embm_proc_end(v);
 	return 0;

@@ -620,16 +620,19 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
  * is at most EMBM_READ_PERMILLE of the time in between (at least
  * EMBM_READ_MS): the reads take at most that share of a CPU however many
  * children there are, and their figures (time enabled and running, for
- * the scaling) come less often.  The samples are drained first: the counts
- * go with the samples drained by then.  Context: ksamplingd.
+ * the scaling) come less often: with no upper limit, a read of 1 s
+ * leaves them 100 s old.  The samples are drained first (that drain is
+ * the budget's, not timed here): the counts go with the samples drained
+ * by then.  Context: ksamplingd.
  */
 static bool embm_drain_all(struct embm_sampler *s);
 
 static void ksamplingd_read_kinds(struct embm_sampler *s, u64 *next_ns)
 {
-	u64 cpu_ns = task_sched_runtime(current), cost, every;
+	u64 cpu_ns, cost, every;
 
 	embm_drain_all(s);
+	cpu_ns = task_sched_runtime(current);
 	embm_read_kinds(s, false);
 	cost = task_sched_runtime(current) - cpu_ns;
 	every = max_t(u64, EMBM_READ_MS * NSEC_PER_MSEC,

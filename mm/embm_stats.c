@@ -192,27 +192,37 @@ static int embm_cxl_window(struct resource *res, void *arg)
  * Process context: may sleep.  Caller holds st->lock, or is the only user
  * of @st.  Holds off memory hot-remove (get_online_mems()) while it reads
  * the pages' nodes: nothing takes st->lock under mem_hotplug_lock (the
- * memory notifier above takes no lock).  Takes resource_lock for reading,
- * once per resource looked up.
+ * memory notifier above takes no lock).  Unless @wait, it does not wait
+ * for a memory hotplug operation under way (ksamplingd must not: an
+ * offline may take long, and the end waits for ksamplingd): it then
+ * changes nothing and returns false, and the next sample tries again.
+ * Takes resource_lock for reading, once per resource looked up.
  */
-static void embm_cxl_scan(struct embm_stats *st)
+static bool embm_cxl_scan(struct embm_stats *st, bool wait)
 {
 	nodemask_t *nodes = &st->cxl_nodes;
 	struct embm_cxl_scan sc = { .st = st };
 	unsigned long present;
 	int nid, i;
 
+	sc.pages = kcalloc(nr_node_ids, sizeof(*sc.pages), GFP_KERNEL);
+	sc.win_pages = kcalloc(nr_node_ids, sizeof(*sc.win_pages), GFP_KERNEL);
+	if (wait) {
+		get_online_mems();
+	} else if (!try_get_online_mems()) {
+		kfree(sc.win_pages);
+		kfree(sc.pages);
+		return false;
+	}
 	nodes_clear(*nodes);
 	st->mem_gen = atomic_read(&embm_mem_gen);
 	for (i = 0; i < st->nr_win; i++)
 		st->win[i].nid = NUMA_NO_NODE;
-	sc.pages = kcalloc(nr_node_ids, sizeof(*sc.pages), GFP_KERNEL);
-	sc.win_pages = kcalloc(nr_node_ids, sizeof(*sc.win_pages), GFP_KERNEL);
 	if (!sc.pages || !sc.win_pages) {
+		put_online_mems();
 		pr_warn_ratelimited("no memory to find the CXL nodes: none is called cxl\n");
 		goto out;
 	}
-	get_online_mems();
 	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, &sc,
 			    embm_cxl_window);
 	put_online_mems();
@@ -236,6 +246,7 @@ static void embm_cxl_scan(struct embm_stats *st)
 out:
 	kfree(sc.win_pages);
 	kfree(sc.pages);
+	return true;
 }
 
 /* A node's tier, by the last scan of the CXL windows. */
@@ -274,7 +285,7 @@ void embm_stats_classify_nodes(struct embm_stats *st)
 {
 	int nid, cpu;
 
-	embm_cxl_scan(st);
+	embm_cxl_scan(st, true);
 	for (nid = 0; nid < st->nr_nodes; nid++) {
 		st->node[nid].present = node_state(nid, N_MEMORY);
 		st->tier[nid] = st->node[nid].present ? embm_node_tier(st, nid) :
@@ -288,7 +299,8 @@ void embm_stats_classify_nodes(struct embm_stats *st)
  * The windows again, after memory went online or offline anywhere: a
  * window's memory may be on another node now, and a node that had memory
  * may be of another tier (its CXL part grew past half, or went).  Nodes
- * with no memory now keep the tier their samples had.  Context:
+ * with no memory now keep the tier their samples had.  Not while a memory
+ * hotplug operation is under way: the next sample looks again.  Context:
  * ksamplingd (process), st->lock held, mem_hotplug_lock not held.
  */
 static void embm_stats_rescan(struct embm_stats *st)
@@ -296,7 +308,8 @@ static void embm_stats_rescan(struct embm_stats *st)
 	enum embm_tier tier;
 	int nid;
 
-	embm_cxl_scan(st);
+	if (!embm_cxl_scan(st, false))
+		return;
 	for (nid = 0; nid < st->nr_nodes; nid++) {
 		if (!st->node[nid].present || !node_state(nid, N_MEMORY))
 			continue;
@@ -310,26 +323,44 @@ static void embm_stats_rescan(struct embm_stats *st)
 }
 
 /**
- * embm_pfn_nid() - the node of an online page
+ * __embm_pfn_nid() - the node of an online page, hot-remove held off
  * @pfn: a page frame number, from a sample (anything at all)
  *
  * Offlined memory keeps valid pfns whose struct pages are poisoned, and
  * pfn_to_online_page() is only a snapshot: memory hot-remove could free
- * the memmap before page_to_nid() reads it.  So hot-remove is held off
- * (get_online_mems()) while it looks.
+ * the memmap before page_to_nid() reads it.  So the caller holds off
+ * hot-remove (get_online_mems() or try_get_online_mems()).
  *
- * Context: process; may sleep (a hotplug operation under way); the
- * caller holds no mem_hotplug_lock (a percpu rwsem is not recursive).
+ * Context: any; caller holds mem_hotplug_lock for reading.
  * Return: the node, or NUMA_NO_NODE if @pfn is not online memory.
+ */
+int __embm_pfn_nid(unsigned long pfn)
+{
+	struct page *page = pfn_to_online_page(pfn);
+
+	return page ? page_to_nid(page) : NUMA_NO_NODE;
+}
+
+/**
+ * embm_pfn_nid() - the node of an online page, unless memory hotplug runs
+ * @pfn: a page frame number, from a sample (anything at all)
+ *
+ * __embm_pfn_nid() with hot-remove held off, without waiting for a memory
+ * hotplug operation under way (an offline may take long: ksamplingd, which
+ * the end waits for, must not wait for it).
+ *
+ * Context: process or atomic, never sleeps; the caller holds no
+ * mem_hotplug_lock (a percpu rwsem is not recursive).
+ * Return: the node; NUMA_NO_NODE if @pfn is not online memory; -EBUSY if
+ * a memory hotplug operation holds or waits for mem_hotplug_lock.
  */
 int embm_pfn_nid(unsigned long pfn)
 {
-	struct page *page;
 	int nid;
 
-	get_online_mems();
-	page = pfn_to_online_page(pfn);
-	nid = page ? page_to_nid(page) : NUMA_NO_NODE;
+	if (!try_get_online_mems())
+		return -EBUSY;
+	nid = __embm_pfn_nid(pfn);
 	put_online_mems();
 	return nid;
 }
@@ -747,6 +778,11 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		embm_stats_rescan(st);
 	pfn = PHYS_PFN(s->phys);
 	nid = embm_pfn_nid(pfn);
+	if (unlikely(nid == -EBUSY)) {
+		/* Its page may be going away: placed nowhere, counted apart. */
+		st->hotplug_busy++;
+		return;
+	}
 	if (nid < 0 || nid >= st->nr_nodes) {
 		/* Another event counts the access of a latency-only sample. */
 		if (latency_only)

@@ -218,16 +218,46 @@ static void embm_rescan_retiers_test(struct kunit *test)
 	embm_stats_put(st);
 }
 
-/* The node of a page, and none for pfns that are not online memory. */
+/*
+ * The node of a page, none for pfns that are not online memory, and,
+ * while a memory hotplug operation holds mem_hotplug_lock (as
+ * mem_hotplug_begin() takes it for an online, offline or remove), -EBUSY
+ * at once rather than a wait: the sample counts in hotplug_busy.
+ */
 static void embm_pfn_nid_test(struct kunit *test)
 {
+	struct embm_sample s = { .cpu = 0, .period = 1 };
+	struct embm_stats *st = embm_stats_alloc(8);
 	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned long pfn;
 
+	KUNIT_ASSERT_NOT_NULL(test, st);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_EXPECT_EQ(test, page_to_nid(page), embm_pfn_nid(page_to_pfn(page)));
-	__free_page(page);
+	embm_stats_classify_nodes(st);
+	pfn = page_to_pfn(page);
+	KUNIT_EXPECT_EQ(test, page_to_nid(page), embm_pfn_nid(pfn));
 	/* Far past any memory: not even a section. */
 	KUNIT_EXPECT_EQ(test, NUMA_NO_NODE, embm_pfn_nid(PHYS_PFN(1ULL << MAX_PHYSMEM_BITS) - 1));
+
+	s.phys = PFN_PHYS(pfn);
+	if (!IS_ENABLED(CONFIG_MEMORY_HOTPLUG)) {
+		__free_page(page);
+		embm_stats_put(st);
+		kunit_skip(test, "no memory hotplug in this kernel");
+	}
+	mutex_lock(&st->lock);
+	mem_hotplug_begin();
+	KUNIT_EXPECT_EQ(test, -EBUSY, embm_pfn_nid(pfn));
+	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	mem_hotplug_done();
+	KUNIT_EXPECT_EQ(test, 1ULL, st->hotplug_busy);
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_stats_attributed(st));
+	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
+	KUNIT_EXPECT_EQ(test, 1ULL, st->hotplug_busy);
+	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_attributed(st));
+	mutex_unlock(&st->lock);
+	__free_page(page);
+	embm_stats_put(st);
 }
 
 /*
