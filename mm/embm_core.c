@@ -53,6 +53,9 @@
  *		kept with @stats.
  * @stats:	the results, referenced; kept after the end until the next
  *		start.
+ * @read_event:	the event the LSMs are asked about for each reader
+ *		(embm_perm_read_event()), made by the starter; kept with
+ *		@stats.
  *
  * All fields are protected by embm_lock.
  */

@@ -575,7 +575,8 @@ static void __embm_publish_kinds(struct embm_sampler *s,
  * already closed add what embm_close_cpu() kept.  The readings' array is
  * kept and grows with the events; without memory for it, the last figures
  * stay.  The CPU time this takes is kept apart from the budget the
- * adaptive period watches, and bounded (ksamplingd_read_kinds()).  Context: ksamplingd, or the stop with
+ * adaptive period watches, and bounded (ksamplingd_read_kinds()).
+ * Context: ksamplingd, or the stop with
  * ksamplingd gone; caller holds s->lock if @locked.
  */
 static void embm_read_kinds(struct embm_sampler *s, bool locked)

@@ -240,7 +240,7 @@ else
 fi
 
 # 7: the CXL node's memory offlined and removed while a session runs.
-what="CXL memory offlined and removed mid-session: exact count and tier kept, removed pages on no node"
+what="CXL memory offlined and removed mid-session: count and tier kept, its pages on no node"
 if [ "$cxl" -ge 0 ]; then
 	# Room in the hot-page table for every page touched.
 	hot=$(cat /sys/kernel/mm/embm/hot_pages)

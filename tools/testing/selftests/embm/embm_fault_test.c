@@ -225,8 +225,8 @@ TEST_F_TIMEOUT(fault, ksamplingd_under_failing_allocations, 900)
 			break;
 	}
 	ASSERT_EQ(0, set_online(cpu, 1));
-	TH_LOG("ksamplingd: %d allocations failed in turn; the CPU skipped %d times, "
-	       "handled %d times", n - 1, skipped, handled);
+	TH_LOG("ksamplingd: %d allocations failed in turn; CPU skipped %d, handled %d times",
+	       n - 1, skipped, handled);
 	EXPECT_LT(0, left);
 	EXPECT_LT(0, skipped);
 	EXPECT_EQ(n, handled);

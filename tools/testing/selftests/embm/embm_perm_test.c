@@ -523,6 +523,7 @@ TEST_F(perm, perf_event_open_keeps_its_errnos)
 		{ "a good one", { .sample_period = 1, .sample_type = PERF_SAMPLE_ADDR,
 		  .exclude_kernel = 1 }, 0 },
 	};
+	const char *what;
 	unsigned int i;
 	pid_t pid;
 
@@ -539,8 +540,10 @@ TEST_F(perm, perf_event_open_keeps_its_errnos)
 		_exit(0);
 	}
 	i = reap(pid);
-	EXPECT_EQ(0, i) TH_LOG("case %u (%s): not upstream's errno", i - 1,
-			       i && i <= ARRAY_SIZE(cases) ? cases[i - 1].what : "setup");
+	what = "setup";
+	if (i && i <= ARRAY_SIZE(cases))
+		what = cases[i - 1].what;
+	EXPECT_EQ(0, i) TH_LOG("case %u (%s): not upstream's errno", i - 1, what);
 }
 
 /* The kernel log from the last "embm: session " on, in @buf; 0 or -1. */
