@@ -235,6 +235,78 @@ TEST_F_TIMEOUT(fault, ksamplingd_under_failing_allocations, 900)
 	EXPECT_EQ(0, embm_end(EMBM_PID_SYSTEM));
 }
 
+/* Write @state ("online" or "offline") to memory block @blk; 0 or -1. */
+static int block_state(int blk, const char *state)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%d/state", blk);
+	return write_file(path, state);
+}
+
+/* A memory block that goes offline (and is left offline), or -1. */
+static int offline_some_block(void)
+{
+	char path[96], state[32];
+	int blk;
+
+	for (blk = 1; blk < 4096; blk++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%d/state", blk);
+		if (read_line(path, state, sizeof(state)))
+			continue;
+		if (!strcmp(state, "online\n") && !block_state(blk, "offline"))
+			return blk;
+	}
+	return -1;
+}
+
+/*
+ * Fail the nth allocation ksamplingd makes after memory went online or
+ * offline (the CXL windows' rescan at the next sample, and what else it
+ * allocates then), for n = 1, 2, ... until it makes fewer than n: a
+ * memory block of this guest goes online, a page is touched so that a
+ * sample comes, the block goes offline again.  The session goes on and
+ * ends.
+ */
+TEST_F_TIMEOUT(fault, ksamplingd_rescan_under_failing_allocations, 900)
+{
+	char path[64], nth[16], state[32];
+	int blk, n, left = 0;
+	volatile char *p;
+	pid_t kd;
+
+	blk = offline_some_block();
+	if (blk < 0)
+		SKIP(return, "no memory block goes offline here");
+	ASSERT_EQ(0, embm_start(EMBM_PID_SYSTEM, EMBM_NODE_NONE));
+	kd = embm_ksamplingd_pid();
+	ASSERT_LT(0, kd);
+	snprintf(path, sizeof(path), "/proc/%d/fail-nth", kd);
+	for (n = 1; n < MAX_NTH; n++) {
+		snprintf(nth, sizeof(nth), "%d", n);
+		ASSERT_EQ(0, write_file(path, nth));
+		ASSERT_EQ(0, block_state(blk, "online"));
+		p = malloc(1 << 20);
+		ASSERT_NE(NULL, p);
+		p[0] = 1;
+		p[1 << 19] = 1;
+		free((void *)p);
+		sleep_ms(300);
+		left = read_long(path);
+		write_file(path, "0");
+		ASSERT_EQ(0, embm_status("state", state, sizeof(state)));
+		ASSERT_STREQ("running", state) TH_LOG("nth %d", n);
+		if (block_state(blk, "offline"))
+			break;		/* in use now: the sweep ends here */
+		if (left > 0)
+			break;
+	}
+	block_state(blk, "online");
+	TH_LOG("memory block %d: %d allocations of ksamplingd failed in turn", blk, n - 1);
+	EXPECT_LT(1, n);
+	EXPECT_EQ(0, embm_end(EMBM_PID_SYSTEM));
+}
+
 /* Fail the nth allocation of embm_end(): the session ends all the same. */
 TEST_F_TIMEOUT(fault, end_under_failing_allocations, 900)
 {
