@@ -271,8 +271,11 @@ if [ "$cxl" -ge 0 ]; then
 	echo "$dax" >/sys/bus/dax/drivers/kmem/unbind 2>"$tmp/unbind.err"
 	kmem1=$(grep -c 'System RAM (kmem)' /proc/iomem)
 	[ "$kmem0" -gt 0 ] && [ "$kmem1" = 0 ] && removed=1 || removed=0
-	awk '/MemTotal/ { exit !($4 == 0) }' /sys/devices/system/node/node"$cxl"/meminfo &&
-		empty=1 || empty=0
+	# The node has no memory left (its sysfs directory may be gone too).
+	case " $(node_list "$(cat /sys/devices/system/node/has_memory)") " in
+	*" $cxl "*) empty=0 ;;
+	*) empty=1 ;;
+	esac
 	# The window's pfns, to find the hot pages that were in it.
 	set -- $(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : CXL Window.*/\1 \2/p' /proc/iomem |
 		head -n 1)
