@@ -5,10 +5,11 @@
  * sleeping allocations of every order: those of embm_start() (each start
  * works and ends, or fails with ENOMEM, and the next start works), those
  * ksamplingd makes for a CPU that comes online (the session goes on, the
- * CPU gets its events or is skipped), those of embm_end() (the session
- * always ends) and those of the /proc/embm readers (a read works or gives
- * ENOMEM).  The debug kernel's kmemleak scan after the run finds nothing
- * left behind.  Not reached here: the work that ends a session whose
+ * CPU gets its events or is skipped), those it makes after memory went
+ * online or offline (the CXL windows' rescan), those of embm_end() (the
+ * session always ends), those of the /proc/embm readers (a read works or
+ * gives ENOMEM).  The debug kernel's kmemleak scan after the run finds
+ * nothing left behind.  Not reached here: the work that ends a session whose
  * target exited runs in a shared kworker; it runs the stop embm_end()
  * runs.
  *
