@@ -252,7 +252,8 @@ void embm_mlock_uncharge(struct embm_mlock *ml, unsigned long pages)
  * event perf's software-event hash lists and its type's static key
  * (perf_swevent_init()): until the next session replaces the results.
  * When the starter exits, perf detaches the event and it stays, as the
- * label's holder, until released.
+ * label's holder, until released; its reference to the starter's
+ * task_struct (the event's target) keeps that too, not the task's memory.
  *
  * Context: process, the starter's (its label goes into the event).
  * Return: the event, to release with perf_event_release_kernel(), or an

@@ -334,34 +334,38 @@ static int embm_matrix_show(struct seq_file *m, void *p)
 	return 0;
 }
 
+/*
+ * The hot pages, with each page's node as it is now.  The table and the
+ * tiers are copied under the results' lock, which is dropped before the
+ * nodes are looked up: the lookups hold off memory hot-remove, waiting
+ * for a hotplug operation under way (interruptibly), and ksamplingd must
+ * not wait behind such a wait for the results' lock.
+ */
 static int embm_hotpages_show(struct seq_file *m, void *p)
 {
+	enum embm_tier *tier = NULL;
 	struct embm_hot_page *top;
-	const struct embm_stats *st;
 	unsigned int n, i, rank = 0;
 	struct embm_view *v;
-	int pass, err;
+	int pass, err, nr;
 
 	err = embm_proc_begin(m, &v);
 	if (err || !v)
 		return err;
-	st = v->stats;
+	nr = v->stats->nr_nodes;
 	top = kvcalloc(v->config.hot_pages, sizeof(*top), GFP_KERNEL);
-	if (!top) {
-		embm_proc_end(v);
-		return -ENOMEM;
-	}
-	n = embm_hot_top(st->hot, top, v->config.hot_pages);
-	/*
-	 * Hold off memory hot-remove while the pages' nodes are looked up,
-	 * waiting for a hotplug operation under way as a killable sleep.
-	 */
+	if (top)
+		tier = kvmemdup(v->stats->tier, array_size(nr, sizeof(*tier)), GFP_KERNEL);
+	n = top ? embm_hot_top(v->stats->hot, top, v->config.hot_pages) : 0;
+	/* The view keeps its reference to the results. */
+	mutex_unlock(&v->stats->lock);
+	err = -ENOMEM;
+	if (!top || !tier)
+		goto out;
+	err = -ERESTARTSYS;
 	while (!try_get_online_mems()) {
-		if (msleep_interruptible(10)) {
-			kvfree(top);
-			embm_proc_end(v);
-			return -ERESTARTSYS;
-		}
+		if (msleep_interruptible(10))
+			goto out;
 	}
 	seq_puts(m, "rank pfn node tier count error samples study\n");
 	/* The node under study's pages first, then the others. */
@@ -373,15 +377,17 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 			if (study != !pass)
 				continue;
 			seq_printf(m, "%u %#llx %d %s %llu %llu %llu %s\n", ++rank, top[i].pfn,
-				   nid, nid >= 0 && nid < st->nr_nodes ?
-				   embm_tier_name(st->tier[nid]) : "?",
+				   nid, nid >= 0 && nid < nr ? embm_tier_name(tier[nid]) : "?",
 				   top[i].count, top[i].error, top[i].samples, study ? "*" : "-");
 		}
 	}
 	put_online_mems();
+	err = 0;
+out:
+	kvfree(tier);
 	kvfree(top);
-	embm_proc_end(v);
-	return 0;
+	embm_view_free(v);
+	return err;
 }
 
 /* The CXL windows: their physical ranges, so for root as hotpages is. */

@@ -260,9 +260,9 @@ void embm_report_summary(const struct embm_view *v)
 		div_u64(v->elapsed_ns, NSEC_PER_MSEC),
 		ss->source ? ss->source->name : "-", seq_buf_str(&sb));
 	seq_buf_clear(&sb);
-	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, on CXL device pages %llu, lost %llu (%llu events, nodes unknown), throttled %llu, ksamplingd %llu ms CPU\n",
+	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, on CXL device pages %llu, during memory hotplug %llu, lost %llu (%llu events, nodes unknown), throttled %llu, ksamplingd %llu ms CPU\n",
 		st->samples, embm_stats_attributed(st), st->cache,
-		st->no_phys + st->bad_pfn + st->hotplug_busy, embm_stats_device(st), ss->lost,
+		st->no_phys + st->bad_pfn, embm_stats_device(st), st->hotplug_busy, ss->lost,
 		embm_report_lost_weight(ss), ss->throttled,
 		div_u64(ss->kthread_ns, NSEC_PER_MSEC));
 	for (i = 0; i < ss->nr_kinds; i++) {

@@ -23,9 +23,10 @@
  * run in the hotplug thread and only mark CPUs and wake ksamplingd, under
  * embm_active_lock.  Lock order: the session's lock, the sampler's lock,
  * embm_stats.lock, then perf's own (cpu_hotplug_lock among them) and
- * mem_hotplug_lock, read (get_online_mems(): embm_pfn_nid() and the CXL
- * scan, each on its own, never nested); cpu_hotplug_lock before
- * mem_hotplug_lock, as mem_hotplug_begin() takes them.  Nothing of embm's
+ * mem_hotplug_lock, read and never waited for (try_get_online_mems():
+ * embm_pfn_nid() and the CXL rescan, each on its own, never nested);
+ * cpu_hotplug_lock before mem_hotplug_lock, as mem_hotplug_begin() takes
+ * them.  Nothing of embm's
  * is taken under mem_hotplug_lock: the memory notifier only bumps a
  * counter.  The
  * sampler tells its session that the target exited through a callback,

@@ -194,8 +194,10 @@ static int embm_cxl_window(struct resource *res, void *arg)
  * the pages' nodes: nothing takes st->lock under mem_hotplug_lock (the
  * memory notifier above takes no lock).  Unless @wait, it does not wait
  * for a memory hotplug operation under way (ksamplingd must not: an
- * offline may take long, and the end waits for ksamplingd): it then
- * changes nothing and returns false, and the next sample tries again.
+ * offline may take long, and the end waits for ksamplingd), and without
+ * memory for its counts it keeps the last scan: it then changes nothing
+ * and returns false, and the next sample tries again.  Return: whether
+ * @st now holds a new scan.
  * Takes resource_lock for reading, once per resource looked up.
  */
 static bool embm_cxl_scan(struct embm_stats *st, bool wait)
@@ -205,24 +207,30 @@ static bool embm_cxl_scan(struct embm_stats *st, bool wait)
 	unsigned long present;
 	int nid, i;
 
+	if (wait)
+		get_online_mems();
+	else if (!try_get_online_mems())
+		return false;
 	sc.pages = kcalloc(nr_node_ids, sizeof(*sc.pages), GFP_KERNEL);
 	sc.win_pages = kcalloc(nr_node_ids, sizeof(*sc.win_pages), GFP_KERNEL);
-	if (wait) {
-		get_online_mems();
-	} else if (!try_get_online_mems()) {
+	if (!sc.pages || !sc.win_pages) {
+		put_online_mems();
 		kfree(sc.win_pages);
 		kfree(sc.pages);
-		return false;
+		/* In a session: keep the last scan, and try at the next sample. */
+		if (!wait) {
+			pr_warn_ratelimited("no memory to scan the CXL windows again\n");
+			return false;
+		}
+		nodes_clear(*nodes);
+		st->mem_gen = atomic_read(&embm_mem_gen);
+		pr_warn_ratelimited("no memory to find the CXL nodes: none is called cxl\n");
+		return true;
 	}
 	nodes_clear(*nodes);
 	st->mem_gen = atomic_read(&embm_mem_gen);
 	for (i = 0; i < st->nr_win; i++)
 		st->win[i].nid = NUMA_NO_NODE;
-	if (!sc.pages || !sc.win_pages) {
-		put_online_mems();
-		pr_warn_ratelimited("no memory to find the CXL nodes: none is called cxl\n");
-		goto out;
-	}
 	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, &sc,
 			    embm_cxl_window);
 	put_online_mems();
@@ -243,7 +251,6 @@ static bool embm_cxl_scan(struct embm_stats *st, bool wait)
 					    present >> (20 - PAGE_SHIFT),
 					    node_isset(nid, *nodes) ? "cxl" : "of the rest");
 	}
-out:
 	kfree(sc.win_pages);
 	kfree(sc.pages);
 	return true;
@@ -780,7 +787,8 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	nid = embm_pfn_nid(pfn);
 	if (unlikely(nid == -EBUSY)) {
 		/* Its page may be going away: placed nowhere, counted apart. */
-		st->hotplug_busy++;
+		if (!latency_only)
+			st->hotplug_busy++;
 		return;
 	}
 	if (nid < 0 || nid >= st->nr_nodes) {

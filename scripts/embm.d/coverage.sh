@@ -84,7 +84,7 @@ cov_fetch() {
 			cp "$obj/$rel" "$m/a/x.gcda" && cp "$tmp/data/$f" "$m/b/x.gcda" &&
 			gcov-tool merge -o "$m/o" "$m/a" "$m/b" >/dev/null 2>&1 &&
 			cp "$m/o/x.gcda" "$obj/$rel" && n=$((n + 1)) ||
-				log "cannot merge the counts of $rel"
+				{ log "cannot merge the counts of $rel"; rm -rf "$tmp"; return 1; }
 		else
 			cp "$tmp/data/$f" "$obj/$rel" && n=$((n + 1))
 		fi
@@ -194,6 +194,7 @@ cmd_coverage() {
 	done
 	need ccache
 	need gcov
+	need gcov-tool
 	tree_series
 	tree_checkout embm
 	mkdir -p "$res" && res=$(cd "$res" && pwd) || die "cannot make $res"
@@ -229,7 +230,8 @@ cmd_coverage() {
 	log "CXL guest run: $((SECONDS - t0)) s, exit $rc"
 	t_guest_results "$res/console-cxl.log" coverage-cxl 0 0 >>"$res/tests.txt"
 	log "guest tests, both runs: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
-	cov_fetch "$res/console-cxl.log" "$obj" 1 || log "no coverage data from the CXL guest"
+	cov_fetch "$res/console-cxl.log" "$obj" 1 ||
+		die "no coverage data from the CXL guest, or its counts could not be merged"
 	cov_gcov "$obj" "$res"
 	cov_report "$res"
 	log "results in $res"

@@ -34,6 +34,7 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		{ "sample_cost_ns", &r->sample_cost_ns }, { "lost_events", &r->lost_events },
 		{ "samples", &r->samples }, { "attributed", &r->attributed },
 		{ "no_phys", &r->no_phys }, { "bad_pfn", &r->bad_pfn },
+		{ "hotplug_busy", &r->hotplug_busy },
 		{ "lost", &r->lost }, { "throttled", &r->throttled },
 		{ "bad_records", &r->bad_records }, { "events", &r->events },
 		{ "ksamplingd_cpu_ms", &r->cpu_ms },
@@ -295,6 +296,9 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		r->samples, r->attributed, r->cache_served, r->no_phys + r->bad_pfn, r->lost,
 		r->lost_events, r->throttled, r->cpu_ms, r->cpu_permille / 10,
 		r->cpu_permille % 10);
+	if (r->hotplug_busy)
+		fprintf(f, "not placed: %llu samples taken while memory (or a CPU) went online or offline\n",
+			r->hotplug_busy);
 	if (r->kinds_multiplexed)
 		fprintf(f, "%s%s",
 			"ran part of the time (other perf users, too few counters or CPUs\n"
@@ -438,6 +442,7 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		r->sample_cost_ns, r->elapsed_ms);
 	fprintf(f, "\"samples\": %llu, \"attributed\": %llu, \"no_phys\": %llu, \"lost\": %llu, ",
 		r->samples, r->attributed, r->no_phys + r->bad_pfn, r->lost);
+	fprintf(f, "\"hotplug_busy\": %llu, ", r->hotplug_busy);
 	fprintf(f, "\"lost_events\": %llu, ", r->lost_events);
 	fprintf(f, "\"throttled\": %llu, \"ksamplingd_cpu_ms\": %llu,\n \"nodes\": [\n",
 		r->throttled, r->cpu_ms);

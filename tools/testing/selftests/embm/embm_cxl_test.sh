@@ -258,6 +258,17 @@ if [ "$cxl" -ge 0 ]; then
 		sleep 1
 		i=$((i + 1))
 	done
+	# ... and until ksamplingd placed its samples, so that none is taken
+	# for one of the offline's (hotplug_busy) or after the removal.
+	want=$(json_node "$tmp/hpb.json" "$cxl" pages)
+	i=0
+	while [ $i -lt 30 ]; do
+		have=$(awk -v n="$cxl" '$1 == "node" && $2 == "tier" { h = 1; next }
+			h && $1 == n { print $3; exit }' /proc/embm/nodes)
+		[ -n "$want" ] && [ "$have" = "$want" ] && break
+		sleep 1
+		i=$((i + 1))
+	done
 	off=0
 	for m in /sys/devices/system/node/node"$cxl"/memory*; do
 		[ "$(cat "$m/state")" = online ] || continue
