@@ -250,21 +250,17 @@ TEST_F_TIMEOUT(fault, ksamplingd_under_failing_allocations, 900)
 }
 
 /*
- * A memory block that goes offline (and is left offline), or -1: one
- * that could be movable (its pages can all migrate), last first.
+ * A memory block that goes offline (and is left offline), or -1; the
+ * last first (the memory-only node's, away from the kernel's own).
  */
 static int offline_some_block(void)
 {
-	char path[96], state[32], zones[64];
+	char path[96], state[32];
 	int blk;
 
 	for (blk = 4095; blk > 0; blk--) {
 		snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%d/state", blk);
 		if (read_line(path, state, sizeof(state)) || strcmp(state, "online\n"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%d/valid_zones",
-			 blk);
-		if (read_line(path, zones, sizeof(zones)) || !strstr(zones, "Movable"))
 			continue;
 		if (!block_state(blk, "offline"))
 			return blk;
