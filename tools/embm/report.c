@@ -297,7 +297,7 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		r->lost_events, r->throttled, r->cpu_ms, r->cpu_permille / 10,
 		r->cpu_permille % 10);
 	if (r->hotplug_busy)
-		fprintf(f, "not placed: %llu samples taken while memory (or a CPU) went online or offline\n",
+		fprintf(f, "not placed: %llu samples taken during memory or CPU hotplug\n",
 			r->hotplug_busy);
 	if (r->kinds_multiplexed)
 		fprintf(f, "%s%s",

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -281,7 +282,7 @@ TEST_F_TIMEOUT(fault, ksamplingd_rescan_under_failing_allocations, 900)
 {
 	char path[64], nth[16], state[32];
 	int blk, n, left = 0;
-	volatile char *p;
+	char *p;
 	pid_t kd;
 
 	blk = offline_some_block();
@@ -296,11 +297,12 @@ TEST_F_TIMEOUT(fault, ksamplingd_rescan_under_failing_allocations, 900)
 		snprintf(nth, sizeof(nth), "%d", n);
 		ASSERT_EQ(0, write_file(path, nth));
 		ASSERT_EQ(0, block_state(blk, "online"));
-		p = malloc(1 << 20);
-		ASSERT_NE(NULL, p);
-		p[0] = 1;
-		p[1 << 19] = 1;
-		free((void *)p);
+		/* A fresh mapping's first touches: samples. */
+		p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		ASSERT_NE(MAP_FAILED, p);
+		embm_touch(p, (1 << 20) / 4096);
+		munmap(p, 1 << 20);
 		sleep_ms(300);
 		left = read_long(path);
 		write_file(path, "0");
