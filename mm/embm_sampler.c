@@ -26,11 +26,9 @@
  * mem_hotplug_lock, read and never waited for (try_get_online_mems():
  * embm_pfn_nid() and the CXL rescan, each on its own, never nested);
  * cpu_hotplug_lock before mem_hotplug_lock, as mem_hotplug_begin() takes
- * them.  Nothing of embm's
- * is taken under mem_hotplug_lock: the memory notifier only bumps a
- * counter.  The
- * sampler tells its session that the target exited through a callback,
- * never by calling the session code.
+ * them.  Nothing of embm's is taken under mem_hotplug_lock: the memory
+ * notifier only bumps a counter.  The sampler tells its session that the
+ * target exited through a callback, never by calling the session code.
  *
  * Events are created disabled and enabled together with everything they
  * handed down (perf_kernel_counter_enable()): a thread forked in between
