@@ -4,11 +4,18 @@
  *
  * Sources of the tables, as checked for embm: Intel perfmon (github
  * intel/perfmon @6dadedf3: SPR/events/sapphirerapids_uncore*.json,
- * EMR/events/emeraldrapids_uncore*.json, GNR/events/graniterapids_uncore*.json),
- * PCM (github intel/pcm @0fae0de1: src/pcm-memory.cpp, src/cpucounters.cpp)
- * and Linux 6.12 arch/x86/events/intel/uncore_snbep.c.  Raw config for the
- * Linux uncore PMU: event | umask << 8 | umask_ext << 32.  None of it has
- * run here: no VM exposes uncore PMUs.
+ * EMR/events/emeraldrapids_uncore*.json, GNR/events/graniterapids_uncore*.json
+ * V1.20, SRF/events/sierraforest_uncore*.json V1.18,
+ * GRR/events/grandridge_uncore*.json V1.13,
+ * CWF/events/clearwaterforest_uncore*.json V1.04), PCM (github intel/pcm
+ * @0fae0de1: src/pcm-memory.cpp, src/cpucounters.cpp, src/cpucounters.h),
+ * Linux 6.12 (Debian linux-source-6.12, 6.12.117):
+ * arch/x86/events/intel/uncore.c and uncore_snbep.c,
+ * arch/x86/events/amd/uncore.c, arch/x86/kernel/cpu/amd.c and
+ * tools/perf/pmu-events/arch/x86/amdzen{3,4,5}/ (JSON).  Raw config for the
+ * Linux Intel uncore PMU: event | umask << 8 | umask_ext << 32; for amd_l3
+ * and amd_umc_N, the fields of their sysfs format (below).  None of it
+ * has run here: no VM exposes uncore PMUs.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,11 +36,16 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Shorthands for the tables: an event counted alone, one of a latency's group. */
-#define ONE(unit, name, config, tier, role, bytes) \
-	{ unit, name, config, EMBM_UNC_##tier, EMBM_UNC_##role, bytes, 0 }
-#define GRP(group, name, config, tier, role, bytes) \
-	{ "cha", name, config, EMBM_UNC_##tier, EMBM_UNC_##role, bytes, group }
+/*
+ * Shorthands for the tables: an event counted alone, one of a CHA's group,
+ * one of an AMD L3's group.
+ */
+#define ONE(unit, name, config, tier, role, scale) \
+	{ unit, name, config, EMBM_UNC_##tier, EMBM_UNC_##role, scale, 0 }
+#define GRP(group, name, config, tier, role, scale) \
+	{ "cha", name, config, EMBM_UNC_##tier, EMBM_UNC_##role, scale, group }
+#define L3(group, name, config, tier, role, scale) \
+	{ "amd_l3", name, config, EMBM_UNC_##tier, EMBM_UNC_##role, scale, group }
 
 /*
  * A latency: TOR occupancy, inserts and CHA clock of one kind of demand
@@ -150,20 +162,150 @@ static const struct embm_unc_event gnr_events[] = {
 	ONE("cxldp", "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 0x2002, CXL, WR, 64),
 };
 
-static const struct embm_unc_model models[] = {
-	{ "Sapphire Rapids", spr_events, ARRAY_SIZE(spr_events), NULL },
-	{ "Emerald Rapids", emr_events, ARRAY_SIZE(emr_events), NULL },
-	{ "Granite Rapids", gnr_events, ARRAY_SIZE(gnr_events), NULL },
-	{ "AMD Zen 4/5", NULL, 0,
-	  "amd_df and amd_umc PMUs exist; no per-tier events are checked for them" },
-	{ "this CPU", NULL, 0, "embm has no uncore event table for this CPU model" },
+/*
+ * Sierra Forest and Clearwater Forest: Granite Rapids' IMC (two
+ * schedulers) and CXL port events, the same encodings in perfmon
+ * (SRF V1.18: all in sierraforest_uncore.json; CWF V1.04:
+ * clearwaterforest_uncore.json, the CXLCM and CXLDP events in
+ * clearwaterforest_uncore_experimental.json).  Linux matches both to
+ * gnr_uncore_init (uncore.c: INTEL_ATOM_CRESTMONT_X since v6.8,
+ * INTEL_ATOM_DARKMONT_X since v6.13 and in 6.12.117), so the PMUs and the
+ * IMC's cas_count_*_sch0/1 aliases are GNR's.  PCM counts SRF's DRAM
+ * (cpucounters.cpp:9458-9472) and CXL ports (pcm-memory.cpp:1146-1149,
+ * BHS, cpucounters.h:2723-2729) as GNR's; it has no CWF, so 64 B a CXL
+ * count there is GNR's and SRF's figure carried over.
+ *
+ * The DRAM latency is not GNR's: these E-core parts have no
+ * IA_MISS_DRD_LOCAL_DDR or _REMOTE_DDR.  Their demand reads are DRd_Opt,
+ * and perfmon has TOR occupancy only for all of them
+ * (UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_OPT, umask_ext 0xc827fe); the inserts
+ * split into _LOCAL (0xc826fe) and _REMOTE (0xc8277e), but occupancy of
+ * all over inserts of some is no latency.  So the DRAM figure is the
+ * latency of all the socket's cores' demand reads that missed L3,
+ * wherever the memory (the model's note says so), from the matching
+ * inserts (0xc827fe), and rmt_lat_ns is unavailable.  CXL latency as on
+ * Granite Rapids (IA_MISS_DRD_CXL_ACC, not experimental in either file).
+ */
+static const struct embm_unc_event srf_events[] = {
+	ONE("imc", "UNC_M_CAS_COUNT_SCH0.RD", 0xcf05, DRAM, RD, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH1.RD", 0xcf06, DRAM, RD, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH0.WR", 0xf005, DRAM, WR, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH1.WR", 0xf006, DRAM, WR, 64),
+	GRP(1, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_OPT", 0x00c827fe00000136, DRAM, OCC, 0),
+	GRP(1, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_OPT", 0x00c827fe00000135, DRAM, INS, 0),
+	GRP(1, "UNC_CHA_CLOCKTICKS", 0x01, DRAM, CLK, 0),
+	GRP(2, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC", 0x10c8178200000136, CXL, OCC, 0),
+	GRP(2, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC", 0x10c8178200000135, CXL, INS, 0),
+	GRP(2, "UNC_CHA_CLOCKTICKS", 0x01, CXL, CLK, 0),
+	ONE("cxlcm", "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA", 0x1041, CXL, RD, 64),
+	ONE("cxldp", "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 0x2002, CXL, WR, 64),
 };
+
+/*
+ * Grand Ridge: the IMC as on Sierra Forest (grandridge_uncore.json V1.13;
+ * PCM's GRR case is SRF's, cpucounters.cpp:9458-9472) and its DRd_Opt
+ * latency (the occupancy is in grandridge_uncore_experimental.json).  No
+ * CXL: perfmon lists no CXLCM or CXLDP unit and no _CXL_ACC event for GRR,
+ * and no _REMOTE inserts (one socket).
+ */
+static const struct embm_unc_event grr_events[] = {
+	ONE("imc", "UNC_M_CAS_COUNT_SCH0.RD", 0xcf05, DRAM, RD, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH1.RD", 0xcf06, DRAM, RD, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH0.WR", 0xf005, DRAM, WR, 64),
+	ONE("imc", "UNC_M_CAS_COUNT_SCH1.WR", 0xf006, DRAM, WR, 64),
+	GRP(1, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_OPT", 0x00c827fe00000136, DRAM, OCC, 0),
+	GRP(1, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_OPT", 0x00c827fe00000135, DRAM, INS, 0),
+	GRP(1, "UNC_CHA_CLOCKTICKS", 0x01, DRAM, CLK, 0),
+};
+
+/*
+ * AMD Zen 4 and Zen 5.  DRAM: each memory controller's CAS commands,
+ * umc_cas_cmd.rd and .wr (event 0x0a, RdWrMask 1 and 2: config event
+ * 0-7, rdwrmask 8-9 of amd_umc_N's format; amdzen4 and amdzen5
+ * memory-controller.json), 64 bytes each (perf's umc_mem_read_bandwidth
+ * and _write_bandwidth, recommended.json), where the memory is.  One
+ * amd_umc_N PMU a UMC, since Linux 6.7, on PerfMonV2 parts only
+ * (amd/uncore.c: pmu_version >= 2); its cpumask is one CPU of its node.
+ *
+ * Latency (Zen 5): amd_l3, one PMU whose cpumask has one CPU an L3 (a
+ * CCX), counts l3_xi_sampled_latency (0xac) and its _requests (0xad) for
+ * sampled L3 misses by where the data came from: umask 0x01 DRAM of the
+ * same node, 0x02 DRAM of another, 0x10 and 0x20 "extension memory (CXL)"
+ * near and far (amdzen5/l3-cache.json).  Their fields: EnAllCores 1
+ * (config:47), EnAllSlices 1 (46), SliceId 3 (48-50), ThreadMask 3
+ * (56-57) (amd/uncore.c f19h format); the kernel fills in all but SliceId
+ * when ThreadMask is 0, and these events count nothing without SliceId 3
+ * (Linux commit 498d3486376b), so all are given:
+ * 0x0303c00000000000 | umask << 8 | event.  The latency is
+ * 10 x latency / requests, in ns as perf prints its
+ * l3_read_miss_latency_for_local_dram metric (amdzen5/recommended.json,
+ * ScaleUnit "1ns", though its description says core clocks): 10 ns a
+ * count.  A socket's CCXs are summed (latency and requests), so its
+ * figure is the mean over its sampled misses.  CXL: near and far summed,
+ * as Intel's CXL latency is of any expander.
+ *
+ * Zen 4 has the same L3 events (amdzen4/cache.json) but perf's only
+ * metric of them, the same formula, is in core clocks
+ * (amdzen4/recommended.json, ScaleUnit "1core clocks"), which embm
+ * cannot turn into ns: no Zen 4 latency.  Neither has a CXL bandwidth
+ * event in the kernel's lists (the Data Fabric's are DRAM channels, links
+ * and I/O; the ext requests are sampled, not all of them).
+ */
+static const struct embm_unc_event zen4_events[] = {
+	ONE("amd_umc", "umc_cas_cmd.rd", 0x10a, DRAM, RD, 64),
+	ONE("amd_umc", "umc_cas_cmd.wr", 0x20a, DRAM, WR, 64),
+};
+
+static const struct embm_unc_event zen5_events[] = {
+	ONE("amd_umc", "umc_cas_cmd.rd", 0x10a, DRAM, RD, 64),
+	ONE("amd_umc", "umc_cas_cmd.wr", 0x20a, DRAM, WR, 64),
+	L3(1, "l3_xi_sampled_latency.dram_near", 0x0303c000000001ac, DRAM, LAT_SUM, 10),
+	L3(1, "l3_xi_sampled_latency_requests.dram_near", 0x0303c000000001ad, DRAM, LAT_REQ, 0),
+	L3(2, "l3_xi_sampled_latency.dram_far", 0x0303c000000002ac, RDRAM, LAT_SUM, 10),
+	L3(2, "l3_xi_sampled_latency_requests.dram_far", 0x0303c000000002ad, RDRAM, LAT_REQ, 0),
+	L3(3, "l3_xi_sampled_latency.ext_near", 0x0303c000000010ac, CXL, LAT_SUM, 10),
+	L3(3, "l3_xi_sampled_latency_requests.ext_near", 0x0303c000000010ad, CXL, LAT_REQ, 0),
+	L3(3, "l3_xi_sampled_latency.ext_far", 0x0303c000000020ac, CXL, LAT_SUM, 10),
+	L3(3, "l3_xi_sampled_latency_requests.ext_far", 0x0303c000000020ad, CXL, LAT_REQ, 0),
+};
+
+enum { SPR, EMR, GNR, SRF, GRR, CWF, ZEN4, ZEN5, AMD_OTHER, OTHER };
+
+static const struct embm_unc_model models[] = {
+	[SPR] = { "Sapphire Rapids", spr_events, ARRAY_SIZE(spr_events) },
+	[EMR] = { "Emerald Rapids", emr_events, ARRAY_SIZE(emr_events) },
+	[GNR] = { "Granite Rapids", gnr_events, ARRAY_SIZE(gnr_events) },
+	[SRF] = { "Sierra Forest", srf_events, ARRAY_SIZE(srf_events), NULL,
+		  "DRAM rd_lat_ns: all the socket's demand reads that missed L3, to any memory" },
+	[GRR] = { "Grand Ridge", grr_events, ARRAY_SIZE(grr_events), NULL,
+		  "DRAM rd_lat_ns: all the socket's demand reads that missed L3" },
+	[CWF] = { "Clearwater Forest", srf_events, ARRAY_SIZE(srf_events), NULL,
+		  "DRAM rd_lat_ns: all the socket's demand reads that missed L3, to any memory" },
+	[ZEN4] = { "AMD Zen 4", zen4_events, ARRAY_SIZE(zen4_events), NULL,
+		   "no latency: perf gives Zen 4's L3 sampled latency in core clocks, not ns" },
+	[ZEN5] = { "AMD Zen 5", zen5_events, ARRAY_SIZE(zen5_events), NULL,
+		   "latencies of the L3s' sampled misses; no CXL bandwidth event" },
+	[AMD_OTHER] = { "AMD before Zen 4", NULL, 0,
+			"no amd_umc PMU (PerfMonV2, Zen 4 on), no L3 latency by source (0xac)" },
+	[OTHER] = { "this CPU", NULL, 0, "embm has no uncore event table for this CPU model" },
+};
+
+static bool between(int v, int lo, int hi)
+{
+	return v >= lo && v <= hi;
+}
 
 /**
  * embm_unc_model() - the event table of a CPU
  * @vendor: /proc/cpuinfo's vendor_id
  * @family: its cpu family
  * @model:  its model
+ *
+ * Zen 4 and Zen 5 are the models arch/x86/kernel/cpu/amd.c (6.12) gives
+ * X86_FEATURE_ZEN4 and X86_FEATURE_ZEN5, and "before Zen 4" those of
+ * family 0x17 and the Zen 3 ones of 0x19; perf's mapfile.csv agrees for
+ * these (it also calls family 0x19 models 0x30-0x3f Zen 4, amd.c Zen 3:
+ * they are left out).
  *
  * Return: the model's table, or one whose events are NULL and whose
  * absent says why.
@@ -173,17 +315,31 @@ const struct embm_unc_model *embm_unc_model(const char *vendor, int family, int 
 	if (!strcmp(vendor, "GenuineIntel") && family == 6) {
 		switch (model) {
 		case 0x8f:
-			return &models[0];
+			return &models[SPR];
 		case 0xcf:
-			return &models[1];
+			return &models[EMR];
 		case 0xad:
 		case 0xae:
-			return &models[2];
+			return &models[GNR];
+		case 0xaf:
+			return &models[SRF];
+		case 0xb6:
+			return &models[GRR];
+		case 0xdd:
+			return &models[CWF];
 		}
 	}
-	if (!strcmp(vendor, "AuthenticAMD") && (family == 0x19 || family == 0x1a))
-		return &models[3];
-	return &models[4];
+	if (strcmp(vendor, "AuthenticAMD"))
+		return &models[OTHER];
+	if (family == 0x19 && (between(model, 0x10, 0x1f) || between(model, 0x60, 0xaf)))
+		return &models[ZEN4];
+	if (family == 0x1a && (between(model, 0x00, 0x2f) || between(model, 0x40, 0x4f) ||
+			       between(model, 0x60, 0x7f) || between(model, 0xd0, 0xd7)))
+		return &models[ZEN5];
+	if (family == 0x17 || (family == 0x19 && (between(model, 0x00, 0x0f) ||
+						  between(model, 0x20, 0x5f))))
+		return &models[AMD_OTHER];
+	return &models[OTHER];
 }
 
 /* The model of the CPU described by @path (/proc/cpuinfo's format). */
@@ -194,7 +350,7 @@ const struct embm_unc_model *embm_unc_model_cpuinfo(const char *path)
 	FILE *f = fopen(path, "r");
 
 	if (!f)
-		return &models[4];
+		return &models[OTHER];
 	while (fgets(line, sizeof(line), f) && (family < 0 || model < 0 || !*vendor)) {
 		/* A line that does not match leaves its figure unset. */
 		if (!*vendor && sscanf(line, "vendor_id : %31s", vendor) != 1)
@@ -252,18 +408,28 @@ static int cmp_pmu(const void *a, const void *b)
 	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x->name, y->name);
 }
 
+/* The name of @unit's PMUs, before any _<N>: uncore_<unit>, or an "amd_" unit itself. */
+static void unc_pmu_base(const char *unit, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", strncmp(unit, "amd_", 4) ? "uncore_" : "", unit);
+}
+
 /**
  * embm_unc_find() - the PMUs of one unit type, by the names the kernel gives
  * @root: the event-source directory (EMBM_UNC_SYSFS, or a test's tree)
- * @unit: "cha", "imc", "cxlcm": PMUs named uncore_<unit> or uncore_<unit>_<N>
+ * @unit: "cha", "imc", "cxlcm", "cxldp": PMUs named uncore_<unit> or
+ *	  uncore_<unit>_<N> (Intel); "amd_l3", "amd_umc": PMUs named <unit>
+ *	  or <unit>_<N> (amd_l3 is one PMU, amd_umc_0.. one a memory
+ *	  controller)
  * @pmus: set to an array, to be freed, of each one's type and the CPUs of
- *	  its cpumask (one a die that has the unit), in box order
+ *	  its cpumask (one a die that has the unit, or one an L3 for
+ *	  amd_l3), in box order
  *
  * Return: how many were found (0: none, e.g. in a VM; @pmus is NULL then).
  */
 int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu **pmus)
 {
-	char prefix[32], dir[512], buf[1024];
+	char prefix[64], dir[512], buf[1024];
 	struct embm_unc_pmu *p = NULL, *q;
 	size_t plen;
 	struct dirent *d;
@@ -273,7 +439,8 @@ int embm_unc_find(const char *root, const char *unit, struct embm_unc_pmu **pmus
 	*pmus = NULL;
 	if (!dp)
 		return 0;
-	plen = snprintf(prefix, sizeof(prefix), "uncore_%s", unit);
+	unc_pmu_base(unit, prefix, sizeof(prefix));
+	plen = strlen(prefix);
 	while ((d = readdir(dp))) {
 		const char *rest = d->d_name + plen;
 
@@ -331,7 +498,7 @@ const char *embm_unc_tier_name(enum embm_unc_tier t)
 /* Per socket and tier: sums of rates, and whether each could be had. */
 struct unc_sums {
 	double rd, wr;		/* bytes a second */
-	double in_tor, ins_ns;	/* sum of mean requests in the TOR; of inserts a ns */
+	double in_tor, ins_ns;	/* sum of mean requests in flight; of requests a ns */
 	double lat_run, lat_en;	/* time the latency groups ran, were enabled */
 	bool has_rd, has_wr, has_lat;
 	bool lost_rd, lost_wr;	/* a box's event never ran */
@@ -359,17 +526,20 @@ static void unc_bytes(struct unc_sums *t, bool write, double bps, double ratio, 
 /*
  * Add one group's counts to @sums[tier]: each count as its rate while it
  * ran (value / time running), which is the multiplexing scale and its own
- * time base at once.  A group of occupancy, inserts and clock adds its
- * box's Little's-law terms: the mean number of requests in the TOR
- * (occupancy / clock) and the inserts a ns.
+ * time base at once.  A latency group adds its box's Little's-law terms,
+ * the mean number of requests in flight and the requests a ns: a group of
+ * occupancy, inserts and clock gives them as occupancy / clock and
+ * inserts / time running; a group of sampled latency sums and requests
+ * (any number of pairs, of one tier) as the sum in ns / time running and
+ * requests / time running, whose quotient is the sum over the requests.
  */
 static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count *c,
 		    struct unc_sums *sums)
 {
 	double ratio = c->enabled ? (double)c->running / c->enabled : 0;
 	bool ran = c->running > 0;
-	double occ = 0, ins = 0, clk = 0;
-	int k, nr_occ = 0, nr_ins = 0, nr_clk = 0;
+	double occ = 0, ins = 0, clk = 0, lat_sum = 0, lat_req = 0;
+	int k, nr_occ = 0, nr_ins = 0, nr_clk = 0, nr_sum = 0, nr_req = 0;
 	struct unc_sums *lat = NULL;
 
 	for (k = 0; k < c->nr && c->event + k < m->nr_events; k++) {
@@ -378,9 +548,9 @@ static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count 
 		double rate = ran ? c->value[k] / (c->running / 1e9) : 0;
 
 		if (ev->role == EMBM_UNC_RD || ev->role == EMBM_UNC_RD_INS)
-			unc_bytes(t, false, rate * ev->bytes, ratio, ran);
+			unc_bytes(t, false, rate * ev->scale, ratio, ran);
 		else if (ev->role == EMBM_UNC_WR)
-			unc_bytes(t, true, rate * ev->bytes, ratio, ran);
+			unc_bytes(t, true, rate * ev->scale, ratio, ran);
 		if (ev->role == EMBM_UNC_INS || ev->role == EMBM_UNC_RD_INS) {
 			ins = c->value[k];
 			nr_ins++;
@@ -391,18 +561,35 @@ static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count 
 		} else if (ev->role == EMBM_UNC_CLK) {
 			clk = c->value[k];
 			nr_clk++;
+		} else if (ev->role == EMBM_UNC_LAT_SUM) {
+			lat_sum += c->value[k] * ev->scale;
+			nr_sum++;
+			lat = t;
+		} else if (ev->role == EMBM_UNC_LAT_REQ) {
+			lat_req += c->value[k];
+			nr_req++;
 		}
 	}
-	if (!lat || nr_occ != 1 || nr_ins != 1 || nr_clk != 1)
+	if (!lat)
 		return;
+	if (nr_occ == 1 && nr_ins == 1 && nr_clk == 1 && !nr_sum && !nr_req) {
+		/* The boxes that ran stand for all: the TOR is hashed over the CHAs. */
+		if (ran && clk > 0) {
+			lat->in_tor += occ / clk;
+			lat->ins_ns += ins / c->running;
+		}
+	} else if (nr_sum && nr_sum == nr_req && !nr_occ && !nr_ins && !nr_clk) {
+		/* Each L3 stands for its own cores: the socket's are summed. */
+		if (ran) {
+			lat->in_tor += lat_sum / c->running;
+			lat->ins_ns += lat_req / c->running;
+		}
+	} else {
+		return;
+	}
 	lat->has_lat = true;
 	lat->lat_run += c->running;
 	lat->lat_en += c->enabled;
-	/* The boxes that ran stand for all: the TOR is hashed over the CHAs. */
-	if (ran && clk > 0) {
-		lat->in_tor += occ / clk;
-		lat->ins_ns += ins / c->running;
-	}
 }
 
 /**
@@ -415,7 +602,10 @@ static void unc_add(const struct embm_unc_model *m, const struct embm_unc_count 
  *		demand read spent in the TOR, in ns, from Little's law over
  *		the socket's CHAs: the sum of their mean occupancies (requests)
  *		over the sum of their insert rates (requests a ns), each CHA's
- *		terms from one group.  -1 where the table has no event, a
+ *		terms from one group; or (AMD) the mean latency of the
+ *		socket's sampled L3 misses, the sum of its L3s' latency sums
+ *		over the sum of their requests, each as a rate of its group.
+ *		-1 where the table has no event, a
  *		bandwidth event of a box never ran, or no latency group ran
  *		or saw an insert.  The shares of time: the least of the
  *		bandwidth events', and that of the latency groups' time
@@ -469,13 +659,16 @@ static void print_figure(FILE *f, double v, const char *fmt, int width)
  *     the time a bandwidth event ran when perf multiplexed them, lat_run
  *     the share the latency's groups ran.  rmt_lat_ns is the latency of
  *     the socket's reads from other sockets' DRAM, whose bandwidth is in
- *     the DRAM rows of those sockets.
+ *     the DRAM rows of those sockets.  The model's note, if it has one,
+ *     follows the header.
  */
 void embm_unc_print(FILE *f, const struct embm_unc_model *m, const struct embm_unc_result *r)
 {
 	int s, t;
 
 	fprintf(f, "bandwidth (uncore, %s):\n", m->name);
+	if (m->note)
+		fprintf(f, "  (%s)\n", m->note);
 	fprintf(f, "  %6s %5s %9s %9s %7s %9s %7s %10s %7s\n", "socket", "tier", "rd_GB/s",
 		"wr_GB/s", "bw_run", "rd_lat_ns", "lat_run", "rmt_lat_ns", "rmt_run");
 	for (s = 0; s < r->nr_sockets; s++) {
@@ -564,8 +757,11 @@ static void unc_open_group(struct embm_unc_session *u, int e, int nr,
 				       PERF_FORMAT_TOTAL_TIME_RUNNING,
 		};
 
-		c->fd[k] = syscall(SYS_perf_event_open, &attr, -1, cpu, k ? c->fd[0] : -1,
-				   PERF_FLAG_FD_CLOEXEC);
+		if (u->sys->perf_open)
+			c->fd[k] = u->sys->perf_open(&attr, cpu, k ? c->fd[0] : -1);
+		else
+			c->fd[k] = syscall(SYS_perf_event_open, &attr, -1, cpu, k ? c->fd[0] : -1,
+					   PERF_FLAG_FD_CLOEXEC);
 		if (c->fd[k] < 0) {
 			/* @why: perf's first refusal, the reason if all are refused */
 			note(u->why, sizeof(u->why), "cannot count %.64s on %.64s, CPU %d: %s",
@@ -703,6 +899,46 @@ static int unc_plan(struct embm_unc_session *u, const struct embm_unc_sys *sys,
 	return groups;
 }
 
+/* The units embm looks for when a model has no table: whether it has uncore PMUs at all. */
+static const char *const unc_known_units[] = { "cha", "imc", "cxlcm", "amd_l3", "amd_umc" };
+
+/*
+ * How many PMUs of the units of @m's table (or, without one, of any unit
+ * embm knows of its vendor) @evsrc has; @names, their names as globs, and
+ * in @why_not, what keeps them away if not a VM.
+ */
+static int unc_any_pmu(const struct embm_unc_model *m, const char *evsrc, char *names,
+		       size_t size, const char **why_not)
+{
+	int e, nr = m->events ? m->nr_events : (int)ARRAY_SIZE(unc_known_units);
+	bool intel = false, amd = false;
+	struct embm_unc_pmu *p;
+	size_t len = 0;
+	char base[64];
+	int found = 0;
+
+	*names = 0;
+	for (e = 0; e < nr; e++) {
+		const char *unit = m->events ? m->events[e].unit : unc_known_units[e];
+		bool is_amd = !strncmp(unit, "amd_", 4);
+
+		if (m->events ? unc_first_of_unit(m, e) != e :
+		    m == &models[AMD_OTHER] && !is_amd)
+			continue;
+		found += embm_unc_find(evsrc, unit, &p);
+		free(p);
+		amd |= is_amd;
+		intel |= !is_amd;
+		unc_pmu_base(unit, base, sizeof(base));
+		if (len < size)
+			len += snprintf(names + len, size - len, "%s%s*", len ? ", " : "", base);
+	}
+	*why_not = !amd ? "the intel_uncore module is not loaded" :
+		   !intel ? "the kernel has no AMD uncore PMUs (amd_umc_*: 6.7 on)" :
+		   "no uncore driver is loaded";
+	return found;
+}
+
 /* Fail the open: @u says why and holds nothing. */
 static int unc_fail(struct embm_unc_session *u)
 {
@@ -732,24 +968,18 @@ int embm_unc_open(struct embm_unc_session *u, const struct embm_unc_sys *sys)
 	int nr_pmus[EMBM_UNC_MAX_EVENTS] = { };
 	const struct embm_unc_model *m;
 	struct embm_unc_pmu *p;
-	int e, n, b, i, fds = 0, groups, found = 0, opened = 0;
+	int e, n, b, i, fds = 0, groups, found, opened = 0;
+	const char *why_not;
+	char names[128];
 
 	memset(u, 0, sizeof(*u));
-	/* A model known to have no table says so, PMUs or not (AMD has no uncore_cha). */
+	u->sys = sys;
 	m = sys->model ? sys->model : embm_unc_model_cpuinfo(sys->cpuinfo);
-	if (!m->events && m != &models[ARRAY_SIZE(models) - 1]) {
-		snprintf(u->why, sizeof(u->why), "%s: %s", m->name, m->absent);
-		return -1;
-	}
-	for (e = 0; e < 3; e++) {
-		found += embm_unc_find(sys->evsrc, e == 0 ? "cha" : e == 1 ? "imc" : "cxlcm",
-				       &p);
-		free(p);
-	}
+	found = unc_any_pmu(m, sys->evsrc, names, sizeof(names), &why_not);
 	if (!found) {
 		snprintf(u->why, sizeof(u->why),
-			 "no uncore PMU (uncore_cha_*, uncore_imc_*, uncore_cxlcm_*) in %s: VMs and QEMU have none, or the intel_uncore module is not loaded",
-			 sys->evsrc);
+			 "no uncore PMU (%s) in %.64s: VMs and QEMU have none, or %s", names,
+			 sys->evsrc, why_not);
 		return -1;
 	}
 	if (!m->events || m->nr_events > EMBM_UNC_MAX_EVENTS) {
@@ -852,7 +1082,8 @@ int embm_unc_read(struct embm_unc_session *u, struct embm_unc_result *r, bool si
 		if (c->fd[0] < 0)
 			continue;
 		errno = 0;
-		if (read(c->fd[0], v, want) != want || v[0] != (uint64_t)c->last.nr) {
+		if ((u->sys->perf_read ? u->sys->perf_read(c->fd[0], v, want) :
+		     read(c->fd[0], v, want)) != want || v[0] != (uint64_t)c->last.nr) {
 			note(u->read_note, sizeof(u->read_note), "cannot read %.64s on CPU %d: %s",
 			     u->model->events[c->last.event].name, c->cpu,
 			     strerror(errno ? errno : EIO));
@@ -921,6 +1152,11 @@ void embm_unc_report(FILE *f, const struct embm_unc_session *u, const struct emb
 	}
 	fprintf(f, ",\n \"bandwidth\": {\"model\": ");
 	embm_json_str(f, u->model->name);
+	fprintf(f, ", \"model_note\": ");
+	if (u->model->note)
+		embm_json_str(f, u->model->note);
+	else
+		fprintf(f, "null");
 	fprintf(f, ", \"seconds\": %.3f, \"note\": ", u->seconds);
 	if (*notes)
 		embm_json_str(f, notes);

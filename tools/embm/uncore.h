@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * embm tools: memory bandwidth and queueing latency per tier from the
- * uncore PMUs (Intel CHA, IMC, CXLCM, CXLDP), beside the samples
+ * uncore PMUs (Intel CHA, IMC, CXLCM, CXLDP; AMD L3 and UMC), beside the
+ * samples
  *
  * The events come from a per-model table (uncore.c, each one citing
- * Intel's perfmon event files or PCM); the PMUs are found by the names
- * the kernel registers them under in /sys/bus/event_source/devices
- * (uncore_cha_0, uncore_imc_3, uncore_cxlcm_1, ...), never by type
- * number, and each CPU of a PMU's cpumask is put in its socket by
+ * Intel's perfmon event files, PCM or the kernel's own event lists); the
+ * PMUs are found by the names the kernel registers them under in
+ * /sys/bus/event_source/devices (uncore_cha_0, uncore_imc_3,
+ * uncore_cxlcm_1, amd_l3, amd_umc_5, ...), never by type number, and each
+ * CPU of a PMU's cpumask is put in its socket by
  * /sys/devices/system/cpu/cpuN/topology/physical_package_id.  Counts are
  * taken as rates while they ran (value / time running), which scales
- * them for multiplexing.  The latency is Little's law over the CHAs' TOR:
- * the mean number of reads in it (occupancy / CHA clock ticks) over the
- * reads entering it a ns (inserts / time running), with the occupancy,
- * the inserts and the CHA clock counted as one perf group, so that all
- * three cover the same time.
+ * them for multiplexing.  Intel's latency is Little's law over the CHAs'
+ * TOR: the mean number of reads in it (occupancy / CHA clock ticks) over
+ * the reads entering it a ns (inserts / time running), with the
+ * occupancy, the inserts and the CHA clock counted as one perf group, so
+ * that all three cover the same time.  AMD's L3 adds up the latency of
+ * sampled L3 misses and counts them: their quotient is the mean latency
+ * directly, taken the same way (the latency summed a ns is the mean
+ * number of sampled misses in flight).
  */
 #ifndef __EMBM_TOOLS_UNCORE_H
 #define __EMBM_TOOLS_UNCORE_H
@@ -22,11 +27,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define EMBM_UNC_SYSFS		"/sys/bus/event_source/devices"
 #define EMBM_UNC_CPUS		"/sys/devices/system/cpu"
 #define EMBM_UNC_MAX_SOCKETS	16
-#define EMBM_UNC_MAX_DIES	64	/* CPUs of one PMU's cpumask */
+#define EMBM_UNC_MAX_DIES	128	/* CPUs of one PMU's cpumask: a die's or an L3's */
 #define EMBM_UNC_MAX_EVENTS	24	/* events of a model's table */
 #define EMBM_UNC_GROUP_MAX	4	/* events of one perf group */
 
@@ -45,21 +51,27 @@ enum embm_unc_role {
 	EMBM_UNC_INS,		/* the inserts of its group's latency only */
 	EMBM_UNC_OCC,		/* TOR occupancy of reads: cycles x requests */
 	EMBM_UNC_CLK,		/* the unit's clock ticks, for its group's latency */
+	EMBM_UNC_LAT_SUM,	/* latency summed over sampled requests: count x scale ns */
+	EMBM_UNC_LAT_REQ,	/* requests sampled: its group's LAT_SUM / these is the latency */
 };
 
 /**
  * struct embm_unc_event - one event of a model's table
- * @unit:   the unit type, as in the PMU's name: "cha", "imc", "cxlcm",
- *	    "cxldp".
- * @name:   the event's name in perfmon.
- * @config: perf_event_attr.config for the Linux uncore PMU.
+ * @unit:   the unit, as in the PMU's name: Intel's "cha", "imc", "cxlcm",
+ *	    "cxldp" for the PMUs uncore_<unit> and uncore_<unit>_<N>; a unit
+ *	    that starts with "amd_" ("amd_l3", "amd_umc") for the PMUs
+ *	    <unit> and <unit>_<N>.
+ * @name:   the event's name in perfmon or in the kernel's event lists.
+ * @config: perf_event_attr.config for the PMU.
  * @tier:   the tier it measures (for a clock, its group's).
  * @role:   what its count is.
- * @bytes:  bytes a count stands for (read and write roles).
+ * @scale:  what a count stands for: bytes (read and write roles), ns
+ *	    (EMBM_UNC_LAT_SUM).
  * @group:  0: counted alone; n > 0: counted in one perf group, on each box,
  *	    with the events of the same unit and @group that follow it in
  *	    the table (the first is the leader): a latency's occupancy,
- *	    inserts and clock, or up to EMBM_UNC_GROUP_MAX counts summed.
+ *	    inserts and clock, a sampled latency's sums and requests, or up
+ *	    to EMBM_UNC_GROUP_MAX counts summed.
  */
 struct embm_unc_event {
 	const char *unit;
@@ -67,16 +79,20 @@ struct embm_unc_event {
 	uint64_t config;
 	enum embm_unc_tier tier;
 	enum embm_unc_role role;
-	double bytes;
+	double scale;
 	int group;
 };
 
-/* A CPU model's events, or why there are none. */
+/*
+ * A CPU model's events, or why there are none; @note, what its figures
+ * mean where they differ from the column's name (printed with them).
+ */
 struct embm_unc_model {
 	const char *name;
 	const struct embm_unc_event *events;
 	int nr_events;
 	const char *absent;	/* events == NULL: why */
+	const char *note;
 };
 
 /* One PMU instance found in sysfs: its type and the CPUs of its cpumask. */
@@ -114,12 +130,22 @@ struct embm_unc_result {
 	struct embm_unc_tier_result tier[EMBM_UNC_MAX_SOCKETS][EMBM_UNC_TIERS];
 };
 
-/* Where a session looks: the real system, or a test's trees and model. */
+struct perf_event_attr;
+
+/*
+ * Where a session looks: the real system, or a test's trees and model.
+ * A test may also stand in for the PMUs: @perf_open for
+ * perf_event_open(2) (returning an fd close(2) takes, or -1 with errno)
+ * and @perf_read for read(2) of a group's leader; NULL: the system calls.
+ * It must outlive the sessions opened with it.
+ */
 struct embm_unc_sys {
 	const char *evsrc;		/* EMBM_UNC_SYSFS */
 	const char *cpus;		/* EMBM_UNC_CPUS */
 	const char *cpuinfo;		/* /proc/cpuinfo */
 	const struct embm_unc_model *model;	/* NULL: from cpuinfo */
+	int (*perf_open)(const struct perf_event_attr *attr, int cpu, int group_fd);
+	ssize_t (*perf_read)(int fd, void *buf, size_t size);
 };
 
 /* An opened group: its fds (leader first) and what it read last. */
@@ -136,6 +162,7 @@ struct embm_unc_counter {
  */
 struct embm_unc_session {
 	const struct embm_unc_model *model;
+	const struct embm_unc_sys *sys;	/* as given to embm_unc_open() */
 	int nr_sockets;
 	int socket_id[EMBM_UNC_MAX_SOCKETS];
 	struct embm_unc_counter *c;

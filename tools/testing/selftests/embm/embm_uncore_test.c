@@ -5,6 +5,8 @@
  * close path, run on software events put under uncore PMU names: no VM
  * has uncore PMUs, so this is all of it that runs here.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +106,16 @@ static int groups_of(const struct embm_unc_model *m, int *first, int *size)
 #define PERFMON(event, umask, ext)	((event) | (umask) << 8 | (uint64_t)(ext) << 32)
 
 /*
+ * The fields of the kernel's JSON as amd_l3's format has them on family
+ * 0x19 on (event config:0-7, umask 8-15, enallslices 46, enallcores 47,
+ * sliceid 48-50, threadmask 56-57), and amd_umc's (event 0-7, rdwrmask 8-9).
+ */
+#define AMD_L3(event, umask, allcores, allslices, sliceid, threadmask)			\
+	((event) | (umask) << 8 | (uint64_t)(allslices) << 46 |			\
+	 (uint64_t)(allcores) << 47 | (uint64_t)(sliceid) << 48 | (uint64_t)(threadmask) << 56)
+#define AMD_UMC(event, rdwrmask)	((event) | (rdwrmask) << 8)
+
+/*
  * Each supported model has a table whose encodings are those typed here
  * a second time from perfmon (intel/perfmon @6dadedf3) and PCM, and whose
  * groups are what the arithmetic needs; the others say why they have none.
@@ -192,6 +204,75 @@ TEST(models_and_encodings)
 		  PERFMON(0x36, 0x01, 0x10C81782) },
 		{ 0xad, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_REMOTE_DDR",
 		  PERFMON(0x36, 0x01, 0x00C81706) },
+		/* perfmon SRF V1.18, GRR V1.13, CWF V1.04 */
+		{ 0xaf, "UNC_M_CAS_COUNT_SCH0.RD", PERFMON(0x05, 0xCF, 0x00000000) },
+		{ 0xaf, "UNC_M_CAS_COUNT_SCH1.RD", PERFMON(0x06, 0xCF, 0x00000000) },
+		{ 0xaf, "UNC_M_CAS_COUNT_SCH0.WR", PERFMON(0x05, 0xF0, 0x00000000) },
+		{ 0xaf, "UNC_M_CAS_COUNT_SCH1.WR", PERFMON(0x06, 0xF0, 0x00000000) },
+		{ 0xaf, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_OPT", PERFMON(0x36, 0x01, 0x00C827FE) },
+		{ 0xaf, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_OPT", PERFMON(0x35, 0x01, 0x00C827FE) },
+		{ 0xaf, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC",
+		  PERFMON(0x36, 0x01, 0x10C81782) },
+		{ 0xaf, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC",
+		  PERFMON(0x35, 0x01, 0x10C81782) },
+		{ 0xaf, "UNC_CHA_CLOCKTICKS", PERFMON(0x01, 0x00, 0x00000000) },
+		{ 0xaf, "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA",
+		  PERFMON(0x41, 0x10, 0x00000000) },
+		{ 0xaf, "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", PERFMON(0x02, 0x20, 0x00000000) },
+		{ 0xb6, "UNC_M_CAS_COUNT_SCH0.RD", PERFMON(0x05, 0xCF, 0x00000000) },
+		{ 0xb6, "UNC_M_CAS_COUNT_SCH1.RD", PERFMON(0x06, 0xCF, 0x00000000) },
+		{ 0xb6, "UNC_M_CAS_COUNT_SCH0.WR", PERFMON(0x05, 0xF0, 0x00000000) },
+		{ 0xb6, "UNC_M_CAS_COUNT_SCH1.WR", PERFMON(0x06, 0xF0, 0x00000000) },
+		{ 0xb6, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_OPT", PERFMON(0x36, 0x01, 0x00C827FE) },
+		{ 0xb6, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_OPT", PERFMON(0x35, 0x01, 0x00C827FE) },
+		{ 0xb6, "UNC_CHA_CLOCKTICKS", PERFMON(0x01, 0x00, 0x00000000) },
+		{ 0xdd, "UNC_M_CAS_COUNT_SCH0.RD", PERFMON(0x05, 0xCF, 0x00000000) },
+		{ 0xdd, "UNC_M_CAS_COUNT_SCH1.RD", PERFMON(0x06, 0xCF, 0x00000000) },
+		{ 0xdd, "UNC_M_CAS_COUNT_SCH0.WR", PERFMON(0x05, 0xF0, 0x00000000) },
+		{ 0xdd, "UNC_M_CAS_COUNT_SCH1.WR", PERFMON(0x06, 0xF0, 0x00000000) },
+		{ 0xdd, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_OPT", PERFMON(0x36, 0x01, 0x00C827FE) },
+		{ 0xdd, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_OPT", PERFMON(0x35, 0x01, 0x00C827FE) },
+		{ 0xdd, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD_CXL_ACC",
+		  PERFMON(0x36, 0x01, 0x10C81782) },
+		{ 0xdd, "UNC_CHA_TOR_INSERTS.IA_MISS_DRD_CXL_ACC",
+		  PERFMON(0x35, 0x01, 0x10C81782) },
+		{ 0xdd, "UNC_CHA_CLOCKTICKS", PERFMON(0x01, 0x00, 0x00000000) },
+		{ 0xdd, "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA",
+		  PERFMON(0x41, 0x10, 0x00000000) },
+		{ 0xdd, "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", PERFMON(0x02, 0x20, 0x00000000) },
+	};
+	/* the kernel's amdzen4 and amdzen5 lists, in amd_l3's and amd_umc's formats */
+	static const struct {
+		int family, model;
+		const char *name;
+		uint64_t config;
+	} amd_enc[] = {
+		{ 0x19, 0x11, "umc_cas_cmd.rd", AMD_UMC(0x0a, 0x1) },
+		{ 0x19, 0x11, "umc_cas_cmd.wr", AMD_UMC(0x0a, 0x2) },
+		{ 0x1a, 0x02, "umc_cas_cmd.rd", AMD_UMC(0x0a, 0x1) },
+		{ 0x1a, 0x02, "umc_cas_cmd.wr", AMD_UMC(0x0a, 0x2) },
+		{ 0x1a, 0x02, "l3_xi_sampled_latency.dram_near", AMD_L3(0xac, 0x01, 1, 1, 3, 3) },
+		{ 0x1a, 0x02, "l3_xi_sampled_latency.dram_far", AMD_L3(0xac, 0x02, 1, 1, 3, 3) },
+		{ 0x1a, 0x02, "l3_xi_sampled_latency.ext_near", AMD_L3(0xac, 0x10, 1, 1, 3, 3) },
+		{ 0x1a, 0x02, "l3_xi_sampled_latency.ext_far", AMD_L3(0xac, 0x20, 1, 1, 3, 3) },
+		{ 0x1a, 0x02, "l3_xi_sampled_latency_requests.dram_near",
+		  AMD_L3(0xad, 0x01, 1, 1, 3, 3) },
+		{ 0x1a, 0x02, "l3_xi_sampled_latency_requests.dram_far",
+		  AMD_L3(0xad, 0x02, 1, 1, 3, 3) },
+		{ 0x1a, 0x02, "l3_xi_sampled_latency_requests.ext_near",
+		  AMD_L3(0xad, 0x10, 1, 1, 3, 3) },
+		{ 0x1a, 0x02, "l3_xi_sampled_latency_requests.ext_far",
+		  AMD_L3(0xad, 0x20, 1, 1, 3, 3) },
+	};
+	/* each table, and its latency groups */
+	static const struct {
+		const char *vendor;
+		int family, model, lats;
+	} tables[] = {
+		{ "GenuineIntel", 6, 0x8f, 3 }, { "GenuineIntel", 6, 0xcf, 3 },
+		{ "GenuineIntel", 6, 0xad, 3 }, { "GenuineIntel", 6, 0xaf, 2 },
+		{ "GenuineIntel", 6, 0xb6, 1 }, { "GenuineIntel", 6, 0xdd, 2 },
+		{ "AuthenticAMD", 0x19, 0x11, 0 }, { "AuthenticAMD", 0x1a, 0x02, 3 },
 	};
 	char path[] = "/tmp/embm-cpuinfo-XXXXXX";
 	int fd, e;
@@ -202,7 +283,17 @@ TEST(models_and_encodings)
 	EXPECT_STREQ("Sapphire Rapids", spr->name);
 	EXPECT_STREQ("Emerald Rapids", emr->name);
 	EXPECT_STREQ("Granite Rapids", embm_unc_model("GenuineIntel", 6, 0xae)->name);
-	m = embm_unc_model("AuthenticAMD", 0x19, 0x11);
+	EXPECT_STREQ("Sierra Forest", embm_unc_model("GenuineIntel", 6, 0xaf)->name);
+	EXPECT_STREQ("Grand Ridge", embm_unc_model("GenuineIntel", 6, 0xb6)->name);
+	EXPECT_STREQ("Clearwater Forest", embm_unc_model("GenuineIntel", 6, 0xdd)->name);
+	/* Zen 4 and Zen 5 as arch/x86/kernel/cpu/amd.c has them; no others claimed */
+	EXPECT_STREQ("AMD Zen 4", embm_unc_model("AuthenticAMD", 0x19, 0x11)->name);
+	EXPECT_STREQ("AMD Zen 4", embm_unc_model("AuthenticAMD", 0x19, 0xa0)->name);
+	EXPECT_STREQ("AMD Zen 5", embm_unc_model("AuthenticAMD", 0x1a, 0x02)->name);
+	EXPECT_STREQ("AMD Zen 5", embm_unc_model("AuthenticAMD", 0x1a, 0x44)->name);
+	EXPECT_EQ(NULL, embm_unc_model("AuthenticAMD", 0x1a, 0x50)->events);
+	EXPECT_EQ(NULL, embm_unc_model("AuthenticAMD", 0x19, 0x30)->events);
+	m = embm_unc_model("AuthenticAMD", 0x19, 0x01);
 	EXPECT_EQ(NULL, m->events);
 	EXPECT_NE(NULL, strstr(m->absent, "amd_umc"));
 	EXPECT_EQ(NULL, embm_unc_model("GenuineIntel", 6, 0x55)->events);
@@ -214,31 +305,58 @@ TEST(models_and_encodings)
 			EXPECT_EQ(enc[i].config, m->events[e].config)
 				TH_LOG("%s: %s", m->name, enc[i].name);
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(amd_enc); i++) {
+		m = embm_unc_model("AuthenticAMD", amd_enc[i].family, amd_enc[i].model);
+		e = find_event(m, amd_enc[i].name);
+		EXPECT_LE(0, e) TH_LOG("%s: no %s", m->name, amd_enc[i].name);
+		if (e >= 0)
+			EXPECT_EQ(amd_enc[i].config, m->events[e].config)
+				TH_LOG("%s: %s", m->name, amd_enc[i].name);
+	}
+	/* no L3 latency on Zen 4: its unit is core clocks */
+	EXPECT_EQ(-1, find_event(embm_unc_model("AuthenticAMD", 0x19, 0x11),
+				 "l3_xi_sampled_latency.dram_near"));
 	/*
-	 * Every table: known units; a latency is one group of its
-	 * occupancy first (counter 0), inserts and clock, all of one tier;
-	 * other groups only sum bytes.  Three latencies a model.
+	 * Every table: known units; an Intel latency is one group of its
+	 * occupancy first (counter 0), inserts and clock on a CHA, an AMD one
+	 * pairs of latency sums (10 ns a count) and requests on the L3, all
+	 * of one tier; other groups only sum bytes.
 	 */
-	for (const struct embm_unc_model *t = spr; t; t = t == spr ? emr : t == emr ? gnr : NULL) {
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
 		int first[EMBM_UNC_MAX_EVENTS], size[EMBM_UNC_MAX_EVENTS], g, n, lats = 0;
+		const struct embm_unc_model *t;
 
+		t = embm_unc_model(tables[i].vendor, tables[i].family, tables[i].model);
+		ASSERT_NE(NULL, t->events) TH_LOG("%s", t->name);
 		EXPECT_GE(EMBM_UNC_MAX_EVENTS, t->nr_events);
 		for (e = 0; e < t->nr_events; e++) {
 			const struct embm_unc_event *ev = &t->events[e];
 
 			EXPECT_TRUE(!strcmp(ev->unit, "cha") || !strcmp(ev->unit, "imc") ||
-				    !strcmp(ev->unit, "cxlcm") || !strcmp(ev->unit, "cxldp"));
+				    !strcmp(ev->unit, "cxlcm") || !strcmp(ev->unit, "cxldp") ||
+				    !strcmp(ev->unit, "amd_l3") || !strcmp(ev->unit, "amd_umc"));
 		}
 		n = groups_of(t, first, size);
 		for (g = 0; g < n; g++) {
 			const struct embm_unc_event *ev = &t->events[first[g]];
-			int occ = 0, ins = 0, clk = 0, k;
+			int occ = 0, ins = 0, clk = 0, sum = 0, req = 0, k;
 
 			for (k = 0; k < size[g]; k++) {
 				occ += ev[k].role == EMBM_UNC_OCC;
 				ins += ev[k].role == EMBM_UNC_INS || ev[k].role == EMBM_UNC_RD_INS;
 				clk += ev[k].role == EMBM_UNC_CLK;
+				sum += ev[k].role == EMBM_UNC_LAT_SUM;
+				req += ev[k].role == EMBM_UNC_LAT_REQ;
+				if (ev[k].role == EMBM_UNC_LAT_SUM)
+					EXPECT_EQ(10, ev[k].scale);
 				EXPECT_EQ(ev[0].tier, ev[k].tier) TH_LOG("%s", ev[k].name);
+			}
+			if (sum || req) {
+				lats++;
+				EXPECT_EQ(sum, req) TH_LOG("%s: %s", t->name, ev[0].name);
+				EXPECT_EQ(2 * sum, size[g]);
+				EXPECT_STREQ("amd_l3", ev[0].unit);
+				continue;
 			}
 			if (!occ && !clk) {
 				EXPECT_TRUE(ins == 0 || ev[0].role == EMBM_UNC_RD_INS);
@@ -252,7 +370,7 @@ TEST(models_and_encodings)
 			EXPECT_EQ(1, clk);
 			EXPECT_STREQ("cha", ev[0].unit);
 		}
-		EXPECT_EQ(3, lats) TH_LOG("%s", t->name);
+		EXPECT_EQ(tables[i].lats, lats) TH_LOG("%s", t->name);
 	}
 	/* /proc/cpuinfo's format */
 	fd = mkstemp(path);
@@ -267,8 +385,9 @@ TEST(models_and_encodings)
 
 /*
  * PMUs found by name, all of them (more than 64 CHAs, as on Granite
- * Rapids) in box order, with their cpumasks; others ignored.  Each CPU's
- * socket from its topology.
+ * Rapids) in box order, with their cpumasks; others ignored.  AMD's under
+ * their own names: one amd_l3 with a CPU an L3, amd_umc_0.. one a memory
+ * controller.  Each CPU's socket from its topology.
  */
 TEST(pmus_and_sockets_found_by_name)
 {
@@ -288,6 +407,30 @@ TEST(pmus_and_sockets_found_by_name)
 	pmu(root, "uncore_chax", "61", "0");
 	pmu(root, "uncore_cha_", "62", "0");
 	pmu(root, "cpu", "4", NULL);
+	for (i = 0; i < 24; i++) {
+		snprintf(name, sizeof(name), "amd_umc_%d", 23 - i);
+		pmu(root, name, i == 0 ? "70" : "71", i < 12 ? "96" : "0");
+	}
+	pmu(root, "amd_l3", "80", "0,8,16-18,96,104");
+	pmu(root, "amd_df", "81", "0,96");
+	pmu(root, "amd_umcx", "82", "0");
+	pmu(root, "amd_umc_", "83", "0");
+	pmu(root, "amd_l3_x", "84", "0");
+	n = embm_unc_find(root, "amd_umc", &p);
+	ASSERT_EQ(24, n);
+	EXPECT_STREQ("amd_umc_0", p[0].name);
+	EXPECT_STREQ("amd_umc_10", p[10].name);
+	EXPECT_EQ(70, p[23].type);
+	EXPECT_EQ(96, p[23].cpus[0]);
+	EXPECT_EQ(1, p[23].nr_cpus);
+	free(p);
+	n = embm_unc_find(root, "amd_l3", &p);
+	ASSERT_EQ(1, n);
+	EXPECT_STREQ("amd_l3", p[0].name);
+	ASSERT_EQ(7, p[0].nr_cpus);
+	EXPECT_EQ(17, p[0].cpus[3]);
+	EXPECT_EQ(104, p[0].cpus[6]);
+	free(p);
 	n = embm_unc_find(root, "cha", &p);
 	ASSERT_EQ(130, n);
 	EXPECT_STREQ("uncore_cha_0", p[0].name);
@@ -318,7 +461,8 @@ TEST(pmus_and_sockets_found_by_name)
 }
 
 /*
- * Why a session has no bandwidth: no PMU, a model without a table, or
+ * Why a session has no bandwidth: no PMU (of the model's table, or of any
+ * kind embm knows for a model without one), a model without a table, or
  * perf refusing every event (here PMU types no driver has registered);
  * then nothing stays open.
  */
@@ -326,6 +470,7 @@ TEST(open_says_why_not)
 {
 	char root[] = "/tmp/embm-evsrc-XXXXXX", spr[] = "/tmp/embm-cpuinfo-XXXXXX";
 	char amd[] = "/tmp/embm-cpuinfo-XXXXXX", cpus[] = "/tmp/embm-cpus-XXXXXX";
+	char zen3[] = "/tmp/embm-cpuinfo-XXXXXX";
 	struct embm_unc_sys sys = { .evsrc = root, .cpus = cpus, .cpuinfo = spr };
 	struct embm_unc_session u;
 	struct embm_unc_result r;
@@ -341,15 +486,29 @@ TEST(open_says_why_not)
 	ASSERT_LE(0, fd);
 	dprintf(fd, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n");
 	close(fd);
+	fd = mkstemp(zen3);
+	ASSERT_LE(0, fd);
+	dprintf(fd, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n");
+	close(fd);
 
 	EXPECT_EQ(-1, embm_unc_open(&u, &sys));
-	EXPECT_NE(NULL, strstr(u.why, "no uncore PMU"));
+	EXPECT_NE(NULL, strstr(u.why, "no uncore PMU (uncore_imc*, uncore_cha*, uncore_cxlcm*)"))
+		TH_LOG("%s", u.why);
+	EXPECT_NE(NULL, strstr(u.why, "intel_uncore"));
 	EXPECT_EQ(NULL, u.model);
 	EXPECT_EQ(-1, embm_unc_read(&u, &r, false));
-	/* AMD has no uncore_cha: its own reason, not the PMUs' absence. */
+	/* Zen 4 looks for its own PMUs, and says which. */
 	sys.cpuinfo = amd;
 	EXPECT_EQ(-1, embm_unc_open(&u, &sys));
-	EXPECT_NE(NULL, strstr(u.why, "AMD Zen 4/5: amd_df and amd_umc"));
+	EXPECT_NE(NULL, strstr(u.why, "no uncore PMU (amd_umc*) in")) TH_LOG("%s", u.why);
+	EXPECT_NE(NULL, strstr(u.why, "no AMD uncore PMUs")) TH_LOG("%s", u.why);
+	/* A model without a table, whose PMUs are there, says why it has none. */
+	sys.cpuinfo = zen3;
+	EXPECT_EQ(-1, embm_unc_open(&u, &sys));
+	EXPECT_NE(NULL, strstr(u.why, "no uncore PMU (amd_l3*, amd_umc*)")) TH_LOG("%s", u.why);
+	pmu(root, "amd_l3", "2000000003", "0");
+	EXPECT_EQ(-1, embm_unc_open(&u, &sys));
+	EXPECT_NE(NULL, strstr(u.why, "AMD before Zen 4: no amd_umc PMU")) TH_LOG("%s", u.why);
 	sys.cpuinfo = spr;
 	pmu(root, "uncore_cha_0", "2000000000", "0");
 	pmu(root, "uncore_imc_0", "2000000001", "0");
@@ -366,6 +525,7 @@ TEST(open_says_why_not)
 	EXPECT_EQ(NULL, u.model);
 	unlink(spr);
 	unlink(amd);
+	unlink(zen3);
 	rm_rf(root);
 	rm_rf(cpus);
 }
@@ -715,6 +875,354 @@ static int open_fds(void)
 static const struct embm_unc_model soft_model = {
 	"software events", soft_events, ARRAY_SIZE(soft_events), NULL
 };
+
+/*
+ * Stand-ins for the PMUs, through embm_unc_sys's hooks: perf_event_open(2)
+ * records each event (PMU type, config, CPU, leader) on an fd of
+ * /dev/null; read(2) of a leader gives its group's counts as perf would
+ * (PERF_FORMAT_GROUP with both times), each from a table of known counts
+ * by PMU type, CPU and config, 0 if none.  Each group ran the whole
+ * second, or the share @fake.running gives a leader's config.
+ */
+struct fake_count {
+	int type, cpu;
+	uint64_t config, value;
+};
+
+static struct {
+	struct { int fd, type, cpu, leader; uint64_t config; } ev[256];
+	int nr;
+	const struct fake_count *counts;
+	size_t nr_counts;
+	uint64_t part_config;	/* groups led by this config ran half the time */
+} fake;
+
+static int fake_open(const struct perf_event_attr *attr, int cpu, int group_fd)
+{
+	int fd;
+
+	if (fake.nr == ARRAY_SIZE(fake.ev) || !(attr->read_format & PERF_FORMAT_GROUP) ||
+	    attr->sample_period || cpu < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	fake.ev[fake.nr].fd = fd;
+	fake.ev[fake.nr].type = attr->type;
+	fake.ev[fake.nr].cpu = cpu;
+	fake.ev[fake.nr].config = attr->config;
+	fake.ev[fake.nr++].leader = group_fd < 0 ? fd : group_fd;
+	return fd;
+}
+
+static uint64_t fake_value(int type, int cpu, uint64_t config)
+{
+	for (size_t i = 0; i < fake.nr_counts; i++)
+		if (fake.counts[i].type == type && fake.counts[i].cpu == cpu &&
+		    fake.counts[i].config == config)
+			return fake.counts[i].value;
+	return 0;
+}
+
+static ssize_t fake_read(int fd, void *buf, size_t size)
+{
+	uint64_t *v = buf, n = 0;
+
+	for (int i = 0; i < fake.nr; i++) {
+		if (fake.ev[i].leader != fd)
+			continue;
+		if ((3 + n + 1) * sizeof(uint64_t) > size)
+			return -1;
+		if (!n) {
+			v[1] = 1000000000;
+			v[2] = fake.ev[i].config == fake.part_config ? v[1] / 2 : v[1];
+		}
+		v[3 + n++] = fake_value(fake.ev[i].type, fake.ev[i].cpu, fake.ev[i].config);
+	}
+	v[0] = n;
+	return (3 + n) * sizeof(uint64_t);
+}
+
+static void fake_start(const struct fake_count *counts, size_t nr, uint64_t part_config)
+{
+	memset(&fake, 0, sizeof(fake));
+	fake.counts = counts;
+	fake.nr_counts = nr;
+	fake.part_config = part_config;
+}
+
+/* The report as it would print, as TAP comments; and whether it has @want. */
+static bool print_has(const struct embm_unc_model *m, const struct embm_unc_result *r,
+		      const char *want)
+{
+	char *text = NULL, *line;
+	size_t len = 0;
+	bool has;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return false;
+	embm_unc_print(out, m, r);
+	fclose(out);
+	has = strstr(text, want);
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		printf("# %s\n", line);
+	free(text);
+	return has;
+}
+
+/*
+ * Sierra Forest, two sockets (CPU 0 in package 0, CPU 64 in package 1),
+ * 2 CHAs, 2 IMCs, a CXLCM and a CXLDP a socket, each PMU's cpumask a CPU
+ * of each; the expander on socket 0.  Types: CHAs 10, 11; IMCs 20, 21;
+ * CXLCM 30; CXLDP 31.  Configs typed from perfmon SRF V1.18 again.  1 s.
+ */
+#define SRF_SCH0_RD	PERFMON(0x05, 0xCF, 0)
+#define SRF_SCH1_RD	PERFMON(0x06, 0xCF, 0)
+#define SRF_SCH0_WR	PERFMON(0x05, 0xF0, 0)
+#define SRF_SCH1_WR	PERFMON(0x06, 0xF0, 0)
+#define SRF_CLK		PERFMON(0x01, 0x00, 0)
+#define SRF_OPT_OCC	PERFMON(0x36, 0x01, 0x00C827FE)
+#define SRF_OPT_INS	PERFMON(0x35, 0x01, 0x00C827FE)
+#define SRF_CXL_OCC	PERFMON(0x36, 0x01, 0x10C81782)
+#define SRF_CXL_INS	PERFMON(0x35, 0x01, 0x10C81782)
+#define SRF_CXLCM_RD	PERFMON(0x41, 0x10, 0)
+#define SRF_CXLDP_WR	PERFMON(0x02, 0x20, 0)
+
+static const struct fake_count srf_counts[] = {
+	/* socket 0: (1e8 + 5e7) x 2 IMCs x 64 B = 19.2 GB/s read; 5e7 x 2 x 64 B = 6.4 written */
+	{ 20, 0, SRF_SCH0_RD, 100000000 }, { 20, 0, SRF_SCH1_RD, 50000000 },
+	{ 21, 0, SRF_SCH0_RD, 100000000 }, { 21, 0, SRF_SCH1_RD, 50000000 },
+	{ 20, 0, SRF_SCH0_WR, 25000000 }, { 20, 0, SRF_SCH1_WR, 25000000 },
+	{ 21, 0, SRF_SCH0_WR, 25000000 }, { 21, 0, SRF_SCH1_WR, 25000000 },
+	/* socket 1: 3e7 x 64 B = 1.92 GB/s read (one IMC, one scheduler), nothing written */
+	{ 21, 64, SRF_SCH1_RD, 30000000 },
+	/* CHAs at 2 GHz */
+	{ 10, 0, SRF_CLK, 2000000000 }, { 11, 0, SRF_CLK, 2000000000 },
+	{ 10, 64, SRF_CLK, 2000000000 }, { 11, 64, SRF_CLK, 2000000000 },
+	/*
+	 * DRd_Opt misses, socket 0: CHA 10 has 3e8 a second and 30 in the
+	 * TOR (6e10 / 2e9), CHA 11 1e8 and 30: 60 / 0.3 + 0.1 a ns = 150 ns.
+	 * Socket 1: 1e8 a second and 10 in the TOR on each: 100 ns.
+	 */
+	{ 10, 0, SRF_OPT_INS, 300000000 }, { 10, 0, SRF_OPT_OCC, 60000000000ULL },
+	{ 11, 0, SRF_OPT_INS, 100000000 }, { 11, 0, SRF_OPT_OCC, 60000000000ULL },
+	{ 10, 64, SRF_OPT_INS, 100000000 }, { 10, 64, SRF_OPT_OCC, 20000000000ULL },
+	{ 11, 64, SRF_OPT_INS, 100000000 }, { 11, 64, SRF_OPT_OCC, 20000000000ULL },
+	/* CXL reads, socket 0: 5e7 a second a CHA, 20 in the TOR each: 400 ns */
+	{ 10, 0, SRF_CXL_INS, 50000000 }, { 10, 0, SRF_CXL_OCC, 40000000000ULL },
+	{ 11, 0, SRF_CXL_INS, 50000000 }, { 11, 0, SRF_CXL_OCC, 40000000000ULL },
+	/* the port: 1e8 x 64 B = 6.4 GB/s read, 5e7 x 64 B = 3.2 GB/s written */
+	{ 30, 0, SRF_CXLCM_RD, 100000000 }, { 31, 0, SRF_CXLDP_WR, 50000000 },
+};
+
+TEST(sierra_forest_known_counts_through_its_pmus)
+{
+	char root[] = "/tmp/embm-evsrc-XXXXXX", cpus[] = "/tmp/embm-cpus-XXXXXX";
+	char info[] = "/tmp/embm-cpuinfo-XXXXXX";
+	struct embm_unc_sys sys = {
+		.evsrc = root, .cpus = cpus, .cpuinfo = info,
+		.perf_open = fake_open, .perf_read = fake_read,
+	};
+	const struct embm_unc_tier_result *d0, *c0, *d1, *c1;
+	struct embm_unc_session u;
+	struct embm_unc_result r;
+	char *text = NULL;
+	int fd, fds;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	ASSERT_NE(NULL, mkdtemp(cpus));
+	fd = mkstemp(info);
+	ASSERT_LE(0, fd);
+	dprintf(fd, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 175\n");
+	close(fd);
+	pmu(root, "uncore_cha_0", "10", "0,64");
+	pmu(root, "uncore_cha_1", "11", "0,64");
+	pmu(root, "uncore_imc_0", "20", "0,64");
+	pmu(root, "uncore_imc_1", "21", "0,64");
+	pmu(root, "uncore_cxlcm_0", "30", "0,64");
+	pmu(root, "uncore_cxldp_0", "31", "0,64");
+	pmu(root, "uncore_b2cxl_0", "32", "0,64");
+	cpu_in(cpus, 0, "0");
+	cpu_in(cpus, 64, "1");
+	fake_start(srf_counts, ARRAY_SIZE(srf_counts), 0);
+
+	fds = open_fds();
+	ASSERT_EQ(0, embm_unc_open(&u, &sys)) TH_LOG("%s", u.why);
+	EXPECT_STREQ("Sierra Forest", u.model->name);
+	EXPECT_STREQ("", u.note);
+	/* (4 IMC events x 2 IMCs + 2 groups x 2 CHAs + 2 CXL events) x 2 sockets; 44 fds */
+	EXPECT_EQ(28, u.nr);
+	EXPECT_EQ(fds + 44, open_fds());
+	embm_unc_enable(&u);
+	ASSERT_EQ(0, embm_unc_read(&u, &r, false));
+	EXPECT_STREQ("", u.read_note);
+	ASSERT_EQ(2, r.nr_sockets);
+	EXPECT_EQ(1, r.socket_id[1]);
+	d0 = &r.tier[0][EMBM_UNC_DRAM];
+	c0 = &r.tier[0][EMBM_UNC_CXL];
+	d1 = &r.tier[1][EMBM_UNC_DRAM];
+	c1 = &r.tier[1][EMBM_UNC_CXL];
+	NEAR(19.2, d0->rd_gbps);
+	NEAR(6.4, d0->wr_gbps);
+	NEAR(150.0, d0->lat_ns);
+	NEAR(6.4, c0->rd_gbps);
+	NEAR(3.2, c0->wr_gbps);
+	NEAR(400.0, c0->lat_ns);
+	NEAR(1.92, d1->rd_gbps);
+	EXPECT_EQ(0, d1->wr_gbps);
+	NEAR(100.0, d1->lat_ns);
+	EXPECT_EQ(0, c1->rd_gbps);
+	EXPECT_EQ(-1, c1->lat_ns);
+	/* no latency to other sockets' DRAM of its own */
+	EXPECT_EQ(-1, r.tier[0][EMBM_UNC_RDRAM].lat_ns);
+	EXPECT_EQ(-1, r.tier[0][EMBM_UNC_RDRAM].lat_running);
+	EXPECT_EQ(1.0, d0->running);
+	EXPECT_EQ(1.0, d0->lat_running);
+	EXPECT_TRUE(print_has(u.model, &r, "missed L3, to any memory"));
+	EXPECT_TRUE(report_is_json(&u, &r, &text)) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "\"model_note\": \"DRAM rd_lat_ns: all the socket's"))
+		TH_LOG("%s", text);
+	free(text);
+	embm_unc_close(&u);
+	EXPECT_EQ(fds, open_fds());
+	unlink(info);
+	rm_rf(root);
+	rm_rf(cpus);
+}
+
+/*
+ * AMD, two sockets: CPUs 0 and 8 (two L3s) in package 0, 16 and 24 in
+ * package 1; one amd_l3 with a CPU of each L3 (type 40), two amd_umc a
+ * socket (types 50-53, each with a CPU of its socket), an amd_df to be
+ * left alone.  Configs typed from the kernel's amdzen5 and amdzen4 lists
+ * again.  1 s; the CXL latency group ran half of it.
+ */
+#define ZEN_UMC_RD	AMD_UMC(0x0a, 1)
+#define ZEN_UMC_WR	AMD_UMC(0x0a, 2)
+#define ZEN_LAT(umask)	AMD_L3(0xac, umask, 1, 1, 3, 3)
+#define ZEN_REQ(umask)	AMD_L3(0xad, umask, 1, 1, 3, 3)
+
+static const struct fake_count zen_counts[] = {
+	/* socket 0: (1e8 + 2e8) x 64 B = 19.2 GB/s read, (5e7 + 5e7) x 64 B = 6.4 written */
+	{ 50, 0, ZEN_UMC_RD, 100000000 }, { 51, 0, ZEN_UMC_RD, 200000000 },
+	{ 50, 0, ZEN_UMC_WR, 50000000 }, { 51, 0, ZEN_UMC_WR, 50000000 },
+	/* socket 1: 1e8 x 64 B = 6.4 GB/s read, 5e7 x 64 B = 3.2 written */
+	{ 52, 16, ZEN_UMC_RD, 50000000 }, { 53, 16, ZEN_UMC_RD, 50000000 },
+	{ 52, 16, ZEN_UMC_WR, 25000000 }, { 53, 16, ZEN_UMC_WR, 25000000 },
+	/*
+	 * Near DRAM, socket 0: L3 0 samples 1e5 misses of 1e6 x 10 ns
+	 * (100 ns), L3 8 2e4 of 6e5 x 10 ns (300 ns): 1.6e7 ns / 1.2e5 =
+	 * 133.3 ns, the mean over the misses, not of the L3s (200).
+	 * Socket 1: L3 16 1e5 of 1.2e6 x 10 ns: 120 ns; L3 24 none.
+	 */
+	{ 40, 0, ZEN_LAT(0x01), 1000000 }, { 40, 0, ZEN_REQ(0x01), 100000 },
+	{ 40, 8, ZEN_LAT(0x01), 600000 }, { 40, 8, ZEN_REQ(0x01), 20000 },
+	{ 40, 16, ZEN_LAT(0x01), 1200000 }, { 40, 16, ZEN_REQ(0x01), 100000 },
+	/* far DRAM: socket 0, 1e4 of 2e5 x 10 ns: 200 ns; socket 1, 250 ns on both L3s */
+	{ 40, 0, ZEN_LAT(0x02), 200000 }, { 40, 0, ZEN_REQ(0x02), 10000 },
+	{ 40, 16, ZEN_LAT(0x02), 250000 }, { 40, 16, ZEN_REQ(0x02), 10000 },
+	{ 40, 24, ZEN_LAT(0x02), 250000 }, { 40, 24, ZEN_REQ(0x02), 10000 },
+	/* CXL, socket 0: near 1e4 of 3e5 x 10 ns, far 1e4 of 4e5 x 10 ns: 7e6 / 2e4 = 350 ns */
+	{ 40, 0, ZEN_LAT(0x10), 300000 }, { 40, 0, ZEN_REQ(0x10), 10000 },
+	{ 40, 0, ZEN_LAT(0x20), 400000 }, { 40, 0, ZEN_REQ(0x20), 10000 },
+};
+
+TEST(amd_zen_known_counts_through_its_pmus)
+{
+	char root[] = "/tmp/embm-evsrc-XXXXXX", cpus[] = "/tmp/embm-cpus-XXXXXX";
+	char info[] = "/tmp/embm-cpuinfo-XXXXXX";
+	struct embm_unc_sys sys = {
+		.evsrc = root, .cpus = cpus, .cpuinfo = info,
+		.perf_open = fake_open, .perf_read = fake_read,
+	};
+	const struct embm_unc_tier_result *d0, *c0, *d1, *c1;
+	struct embm_unc_session u;
+	struct embm_unc_result r;
+	char *text = NULL;
+	int fd, fds, t;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	ASSERT_NE(NULL, mkdtemp(cpus));
+	fd = mkstemp(info);
+	ASSERT_LE(0, fd);
+	dprintf(fd, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
+	close(fd);
+	pmu(root, "amd_l3", "40", "0,8,16,24");
+	pmu(root, "amd_umc_0", "50", "0");
+	pmu(root, "amd_umc_1", "51", "0");
+	pmu(root, "amd_umc_2", "52", "16");
+	pmu(root, "amd_umc_3", "53", "16");
+	pmu(root, "amd_df", "60", "0,16");
+	cpu_in(cpus, 0, "0");
+	cpu_in(cpus, 8, "0");
+	cpu_in(cpus, 16, "1");
+	cpu_in(cpus, 24, "1");
+	fake_start(zen_counts, ARRAY_SIZE(zen_counts), ZEN_LAT(0x10));
+
+	/* Zen 5: DRAM from the UMCs, latency from the L3s */
+	fds = open_fds();
+	ASSERT_EQ(0, embm_unc_open(&u, &sys)) TH_LOG("%s", u.why);
+	EXPECT_STREQ("AMD Zen 5", u.model->name);
+	/* 2 events x 4 UMCs + 3 groups x 4 L3s */
+	EXPECT_EQ(20, u.nr);
+	EXPECT_EQ(fds + 8 + 2 * 4 + 2 * 4 + 4 * 4, open_fds());
+	embm_unc_enable(&u);
+	ASSERT_EQ(0, embm_unc_read(&u, &r, false));
+	EXPECT_STREQ("", u.read_note);
+	ASSERT_EQ(2, r.nr_sockets);
+	d0 = &r.tier[0][EMBM_UNC_DRAM];
+	c0 = &r.tier[0][EMBM_UNC_CXL];
+	d1 = &r.tier[1][EMBM_UNC_DRAM];
+	c1 = &r.tier[1][EMBM_UNC_CXL];
+	NEAR(19.2, d0->rd_gbps);
+	NEAR(6.4, d0->wr_gbps);
+	NEAR(6.4, d1->rd_gbps);
+	NEAR(3.2, d1->wr_gbps);
+	NEAR(133.333, d0->lat_ns);
+	NEAR(120.0, d1->lat_ns);
+	NEAR(200.0, r.tier[0][EMBM_UNC_RDRAM].lat_ns);
+	NEAR(250.0, r.tier[1][EMBM_UNC_RDRAM].lat_ns);
+	NEAR(350.0, c0->lat_ns);
+	EXPECT_EQ(0.5, c0->lat_running);
+	EXPECT_EQ(1.0, d0->lat_running);
+	EXPECT_EQ(-1, c1->lat_ns);
+	/* no CXL bandwidth event on AMD */
+	EXPECT_EQ(-1, c0->rd_gbps);
+	EXPECT_EQ(-1, c0->wr_gbps);
+	EXPECT_EQ(-1, c0->running);
+	EXPECT_TRUE(print_has(u.model, &r, "sampled misses; no CXL bandwidth"));
+	EXPECT_TRUE(report_is_json(&u, &r, &text)) TH_LOG("%s", text);
+	free(text);
+	embm_unc_close(&u);
+	EXPECT_EQ(fds, open_fds());
+
+	/* Zen 4: the same UMC figures; no latency, so no L3 event opened */
+	sys.model = embm_unc_model("AuthenticAMD", 0x19, 0x11);
+	fake_start(zen_counts, ARRAY_SIZE(zen_counts), 0);
+	ASSERT_EQ(0, embm_unc_open(&u, &sys)) TH_LOG("%s", u.why);
+	EXPECT_EQ(8, u.nr);
+	for (fd = 0; fd < fake.nr; fd++)
+		EXPECT_NE(40, fake.ev[fd].type);
+	embm_unc_enable(&u);
+	ASSERT_EQ(0, embm_unc_read(&u, &r, false));
+	NEAR(19.2, r.tier[0][EMBM_UNC_DRAM].rd_gbps);
+	NEAR(6.4, r.tier[0][EMBM_UNC_DRAM].wr_gbps);
+	NEAR(6.4, r.tier[1][EMBM_UNC_DRAM].rd_gbps);
+	NEAR(3.2, r.tier[1][EMBM_UNC_DRAM].wr_gbps);
+	for (t = 0; t < EMBM_UNC_TIERS; t++) {
+		EXPECT_EQ(-1, r.tier[0][t].lat_ns);
+		EXPECT_EQ(-1, r.tier[1][t].lat_ns);
+	}
+	EXPECT_TRUE(print_has(u.model, &r, "core clocks"));
+	embm_unc_close(&u);
+	EXPECT_EQ(fds, open_fds());
+	unlink(info);
+	rm_rf(root);
+	rm_rf(cpus);
+}
 
 TEST(open_read_close_on_software_events)
 {
