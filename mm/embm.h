@@ -174,8 +174,8 @@ static inline int embm_lock_interruptible(struct mutex *lock)
  * @EMBM_SERVED_CACHE:	 a cache: L1, fill buffer, L2, L3, another core's
  *			 or socket's cache.  Counted apart from the traffic
  *			 to memory.
- * @EMBM_SERVED_MEM:	 memory: DRAM, PMEM or CXL, local or remote.  Only
- *			 these samples feed the latency figures.
+ * @EMBM_SERVED_MEM:	 memory: DRAM, PMEM or CXL, local or remote, or an
+ *			 uncached access.
  */
 enum embm_served {
 	EMBM_SERVED_UNKNOWN,
@@ -187,7 +187,33 @@ u64 embm_record_id(const struct perf_event_header *hdr);
 int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
 		      struct embm_sample *s);
 int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost);
+int embm_parse_throttle(const struct perf_event_header *hdr, u64 *time, u64 *id, u64 *stream);
 enum embm_served embm_served_by(u64 data_src);
+
+/**
+ * enum embm_lat_drop - why a sample's latency is left out of the figures
+ * @EMBM_LAT_CACHE:	a cache served it: the figures are of memory.
+ * @EMBM_LAT_UNCACHED:	an uncached access: AMD documents IbsDcMissLat as
+ *			valid only for cacheable loads that missed the data
+ *			cache; Intel's is of a path no DRAM load takes.
+ * @EMBM_LAT_IO:	I/O served it (Intel dse 0xe).
+ * @EMBM_LAT_NO_SRC:	it has no data source: nothing says what served it.
+ * @EMBM_LAT_NR:	how many reasons.
+ *
+ * Every other sample with a latency keeps it: its node comes from its
+ * physical address, so a load that missed L3 to an unnamed destination
+ * (Intel dse 0x0, "L3 miss, source unknown", which is what a CXL-served
+ * load may report: no Intel driver names CXL) counts on its node.
+ */
+enum embm_lat_drop {
+	EMBM_LAT_CACHE,
+	EMBM_LAT_UNCACHED,
+	EMBM_LAT_IO,
+	EMBM_LAT_NO_SRC,
+	EMBM_LAT_NR,
+};
+
+int embm_lat_drop(u64 data_src);
 
 /* ---- sources ------------------------------------------------------------ */
 
@@ -230,7 +256,9 @@ enum embm_tier {
  *		enabled/running ratio (embm_stats_node_accesses()).
  * @kind_mem:	likewise of the samples served by memory: the node shares
  *		of a source with share_mem.
- * @lat_samples: samples served by memory with a latency (a count).
+ * @lat_samples: samples with a latency that no cache, I/O or uncached
+ *		access served (embm_lat_drop()): a count.
+ * @lat_dropped: samples with a latency left out, by enum embm_lat_drop.
  * @lat_weight:	their estimated accesses.
  * @lat_sum:	their latencies times their periods, in cycles.
  * @lat_hist:	latency histogram of estimated accesses, bucket i for
@@ -255,6 +283,7 @@ struct embm_node_stats {
 	u64 kind_accesses[EMBM_MAX_EVENTS];
 	u64 kind_mem[EMBM_MAX_EVENTS];
 	u64 lat_samples;
+	u64 lat_dropped[EMBM_LAT_NR];
 	u64 lat_weight;
 	u64 lat_sum;
 	u64 lat_hist[EMBM_LAT_BUCKETS];
@@ -306,6 +335,12 @@ struct embm_window {
  *		landed is not known.
  * @lost_read:	@lost_weight when @count was read: what the calibration
  *		takes, of the same moment as @count and @weight.
+ * @throttled_ns: time its events spent throttled while running, as
+ *		perf's THROTTLE and UNTHROTTLE records tell (each interval
+ *		capped at a tick: see ksamplingd_throttle()).  perf leaves a
+ *		throttled event active, so @running includes this time
+ *		although the event took no samples: embm_stats_scale()
+ *		takes it out.
  */
 struct embm_kind_stats {
 	const char *name;
@@ -318,6 +353,7 @@ struct embm_kind_stats {
 	u64 lost;
 	u64 lost_weight;
 	u64 lost_read;
+	u64 throttled_ns;
 };
 
 struct embm_hot;
@@ -336,11 +372,16 @@ struct embm_hot;
  *		the weights of @node's @accesses, not scaled by kind as the
  *		nodes' estimates are (embm_stats_scale()).
  * @hot:	hot pages.
- * @samples:	every sample added.
+ * @samples:	every sample added: the sum of embm_stats_attributed(),
+ *		@latency_only, @no_phys, @bad_pfn, @hotplug_busy and
+ *		embm_stats_device() (embm_stats_identity_ok()).
+ * @latency_only: samples of latency-only kinds: another event counts
+ *		their accesses, they add to the latency figures alone, and
+ *		none of the counts below includes them.
  * @no_phys:	samples without a physical address.
  * @bad_pfn:	samples whose pfn is not online System RAM of a node of
  *		@node, outside the CXL windows (device pages in one count
- *		in its @device).  Not latency-only samples.
+ *		in its @device).
  * @hotplug_busy: samples not placed because a memory hotplug operation
  *		was under way (embm_pfn_nid()): their page might be going.
  * @cache:	samples a data source said a cache served.
@@ -368,6 +409,7 @@ struct embm_stats {
 	u64 *matrix;
 	struct embm_hot *hot;
 	u64 samples;
+	u64 latency_only;
 	u64 no_phys;
 	u64 bad_pfn;
 	u64 hotplug_busy;
@@ -400,6 +442,7 @@ u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem,
 u64 embm_stats_lat_mean(const struct embm_node_stats *ns);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);
+bool embm_stats_identity_ok(const struct embm_stats *st);
 int __embm_pfn_nid(unsigned long pfn);
 int embm_pfn_nid(unsigned long pfn);
 u64 embm_stats_device(const struct embm_stats *st);
@@ -545,7 +588,7 @@ u64 embm_direct_lost(struct embm_direct *dq, u64 *by_kind);
  */
 struct embm_sampler_status {
 	const struct embm_source *source;
-	char why[128];
+	char why[256];
 	u64 period;
 	u64 store_period;
 	u64 period_start;

@@ -125,13 +125,34 @@ static void embm_show_kinds(struct seq_file *m, const struct embm_sampler_status
 		const struct embm_kind_stats *ks = &ss->kind[k];
 		u64 pm = embm_running_permille(ks);
 
-		seq_printf(m, "event %s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu leader %d lost %llu lost_events %llu\n",
+		seq_printf(m, "event %s count %llu enabled_ms %llu running_ms %llu running_pct %llu.%llu samples %llu leader %d lost %llu lost_events %llu throttled_ms %llu\n",
 			   ks->name, ks->count, div_u64(ks->enabled, NSEC_PER_MSEC),
 			   div_u64(ks->running, NSEC_PER_MSEC), pm / 10, pm % 10,
-			   st->kind_samples[k], ks->lead, ks->lost, ks->lost_weight);
+			   st->kind_samples[k], ks->lead, ks->lost, ks->lost_weight,
+			   div_u64(ks->throttled_ns, NSEC_PER_MSEC));
 		starved += ks->running < ks->enabled;
 	}
 	seq_printf(m, "kinds_multiplexed %u\n", starved);
+}
+
+/* The samples whose latency was left out, by reason, over the nodes. */
+static void embm_show_lat_dropped(struct seq_file *m, const struct embm_stats *st)
+{
+	static const char *const names[EMBM_LAT_NR] = {
+		[EMBM_LAT_CACHE]	= "cache",
+		[EMBM_LAT_UNCACHED]	= "uncached",
+		[EMBM_LAT_IO]		= "io",
+		[EMBM_LAT_NO_SRC]	= "nosrc",
+	};
+	int r, nid;
+
+	for (r = 0; r < EMBM_LAT_NR; r++) {
+		u64 sum = 0;
+
+		for (nid = 0; nid < st->nr_nodes; nid++)
+			sum += st->node[nid].lat_dropped[r];
+		seq_printf(m, "lat_dropped_%s %llu\n", names[r], sum);
+	}
 }
 
 /* "source_fields loads stores ...": the nodes columns the source fills, or "-". */
@@ -228,9 +249,11 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "elapsed_ms %llu\n", ms);
 	seq_printf(m, "samples %llu\n", st->samples);
 	seq_printf(m, "attributed %llu\n", embm_stats_attributed(st));
+	seq_printf(m, "latency_only %llu\n", st->latency_only);
 	seq_printf(m, "no_phys %llu\n", st->no_phys);
 	seq_printf(m, "bad_pfn %llu\n", st->bad_pfn);
 	seq_printf(m, "hotplug_busy %llu\n", st->hotplug_busy);
+	embm_show_lat_dropped(m, st);
 	seq_printf(m, "cxl_windows %d\n", st->nr_win);
 	seq_printf(m, "cxl_windows_dropped %u\n", st->win_over);
 	seq_printf(m, "cxl_device_samples %llu\n", embm_stats_device(st));
@@ -286,14 +309,17 @@ static int embm_latency_show(struct seq_file *m, void *p)
 		return err;
 	st = v->stats;
 	/* Buckets of estimated accesses, as lat_accesses (struct embm_node_stats). */
-	seq_puts(m, "node lat_samples lat_accesses");
+	seq_puts(m, "node lat_samples lat_accesses dropped_cache dropped_uncached dropped_io dropped_nosrc");
 	for (b = 0; b < EMBM_LAT_BUCKETS; b++)
 		seq_printf(m, " lt%llu", 2ULL << b);
 	seq_puts(m, "\n");
 	for (i = 0; i < n; i++) {
 		const struct embm_node_stats *ns = &st->node[order[i]];
 
-		seq_printf(m, "%d %llu %llu", order[i], ns->lat_samples, ns->lat_weight);
+		seq_printf(m, "%d %llu %llu %llu %llu %llu %llu", order[i], ns->lat_samples,
+			   ns->lat_weight, ns->lat_dropped[EMBM_LAT_CACHE],
+			   ns->lat_dropped[EMBM_LAT_UNCACHED], ns->lat_dropped[EMBM_LAT_IO],
+			   ns->lat_dropped[EMBM_LAT_NO_SRC]);
 		for (b = 0; b < EMBM_LAT_BUCKETS; b++)
 			seq_printf(m, " %llu", ns->lat_hist[b]);
 		seq_puts(m, "\n");

@@ -116,6 +116,17 @@ int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
 	return p == end ? 0 : -EBADMSG;
 }
 
+/*
+ * Fields of perf_mem_data_src that Linux 7.0 adds for Diamond Rapids'
+ * off-module response (commit d2bdcde9626c, "perf/x86/intel: Add support
+ * for PEBS memory auxiliary info field in DMR"): mem_region, bits 46-50,
+ * in what 6.12 calls mem_rsvd, so read by shift; and level L0.  A 6.12
+ * kernel never writes them (it refuses PEBS on DMR); a rebased one does.
+ */
+#define EMBM_MEM_REGION(d)	(((d) >> 46) & 0x1f)
+#define EMBM_MEM_REGION_MMIO	0x07	/* PERF_MEM_REGION_MMIO */
+#define EMBM_MEM_LVLNUM_L0	0x07	/* PERF_MEM_LVLNUM_L0 */
+
 /**
  * embm_served_by() - what served an access, from its perf_mem_data_src
  * @data_src: the sample's data source; 0 when it has none
@@ -125,10 +136,15 @@ int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
  * level that missed (an L3 miss of unknown destination) says nothing of
  * where the data came from.
  *
+ * Diamond Rapids (Linux 7.0) says memory as LVLNUM_RAM with a memory
+ * region 0-7 whose meaning the platform sets (none is named CXL: the
+ * physical address decides the tier), and MMIO as LVLNUM_RAM with region
+ * MMIO, which is not memory.
+ *
  * Return: EMBM_SERVED_MEM for DRAM, PMEM or CXL, local or remote, and
  * for uncached accesses; EMBM_SERVED_CACHE for a cache hit anywhere (a
- * memory-side cache included); else EMBM_SERVED_UNKNOWN (I/O, a level
- * that missed, no level).
+ * memory-side cache included); else EMBM_SERVED_UNKNOWN (I/O, MMIO, a
+ * level that missed, no level).
  */
 enum embm_served embm_served_by(u64 data_src)
 {
@@ -139,7 +155,7 @@ enum embm_served embm_served_by(u64 data_src)
 			  PERF_MEM_LVL_L3 | PERF_MEM_LVL_REM_CCE1 |
 			  PERF_MEM_LVL_REM_CCE2;
 
-	if (!data_src)
+	if (!data_src || EMBM_MEM_REGION(data_src) == EMBM_MEM_REGION_MMIO)
 		return EMBM_SERVED_UNKNOWN;
 	switch (d.mem_lvl_num) {
 	case PERF_MEM_LVLNUM_RAM:
@@ -147,6 +163,7 @@ enum embm_served embm_served_by(u64 data_src)
 	case PERF_MEM_LVLNUM_CXL:
 	case PERF_MEM_LVLNUM_UNC:	/* uncached: straight to memory */
 		return EMBM_SERVED_MEM;
+	case EMBM_MEM_LVLNUM_L0:
 	case PERF_MEM_LVLNUM_L1:
 	case PERF_MEM_LVLNUM_L2:
 	case PERF_MEM_LVLNUM_L3:
@@ -170,6 +187,56 @@ enum embm_served embm_served_by(u64 data_src)
 	if ((d.mem_lvl & PERF_MEM_LVL_HIT) && (d.mem_lvl & cache))
 		return EMBM_SERVED_CACHE;
 	return EMBM_SERVED_UNKNOWN;
+}
+
+/**
+ * embm_lat_drop() - whether a sample's latency counts, from its data source
+ * @data_src: the sample's data source; 0 when it has none
+ *
+ * The latency figures are of the accesses memory served, and the node is
+ * the physical address's: what the data source must rule out is a cache,
+ * I/O or an uncached access, not name the memory.  A level that missed
+ * with no destination (Intel's dse 0x0, perhaps CXL) keeps its latency;
+ * a latency with no data source at all does not.
+ *
+ * Context: any.
+ * Return: an enum embm_lat_drop reason, or -1 if the latency counts.
+ */
+int embm_lat_drop(u64 data_src)
+{
+	union perf_mem_data_src d = { .val = data_src };
+
+	if (!data_src)
+		return EMBM_LAT_NO_SRC;
+	if (embm_served_by(data_src) == EMBM_SERVED_CACHE)
+		return EMBM_LAT_CACHE;
+	if (d.mem_lvl_num == PERF_MEM_LVLNUM_UNC || (d.mem_lvl & PERF_MEM_LVL_UNC))
+		return EMBM_LAT_UNCACHED;
+	if (d.mem_lvl_num == PERF_MEM_LVLNUM_IO || (d.mem_lvl & PERF_MEM_LVL_IO) ||
+	    EMBM_MEM_REGION(data_src) == EMBM_MEM_REGION_MMIO)
+		return EMBM_LAT_IO;
+	return -1;
+}
+
+/**
+ * embm_parse_throttle() - decode a PERF_RECORD_THROTTLE or _UNTHROTTLE
+ * @hdr:    the record
+ * @time:   set to when perf throttled or unthrottled the event (its clock)
+ * @id:	    set to the id of the event embm opened (its primary id)
+ * @stream: set to the id of the event itself: an inherited child's own
+ *
+ * Return: 0, -EINVAL for a record of another type, -EBADMSG if short.
+ */
+int embm_parse_throttle(const struct perf_event_header *hdr, u64 *time, u64 *id, u64 *stream)
+{
+	const u8 *p = (const u8 *)(hdr + 1), *end = (const u8 *)hdr + hdr->size;
+
+	if (hdr->type != PERF_RECORD_THROTTLE && hdr->type != PERF_RECORD_UNTHROTTLE)
+		return -EINVAL;
+	/* perf_log_throttle(): time, id, stream_id, then the sample id. */
+	if (!rec_u64(&p, end, time) || !rec_u64(&p, end, id) || !rec_u64(&p, end, stream))
+		return -EBADMSG;
+	return 0;
 }
 
 /**

@@ -212,6 +212,18 @@ static void embm_served_by_test(struct kunit *test)
 		{ P(OP, STORE) | L(L2) | LEVEL(L2), EMBM_SERVED_CACHE },
 		{ P(OP, STORE) | P(LVL, NA) | LEVEL(NA), EMBM_SERVED_UNKNOWN },
 		{ P(OP, LOAD) | L(UNC) | LEVEL(UNC), EMBM_SERVED_MEM },
+		/*
+		 * Diamond Rapids as Linux 7.0 decodes it (parse_omr_data_source(),
+		 * commit d2bdcde9626c): memory region 3 (0x0b), remote; MMIO
+		 * (0x07) at LVLNUM_RAM; a cache region (0x02) at L3; an L0 hit.
+		 */
+		{ P(OP, LOAD) | L(REM_RAM1) | LEVEL(RAM) | REM | P(SNOOP, HIT) | (0x0bULL << 46),
+		  EMBM_SERVED_MEM },
+		{ P(OP, LOAD) | P(LVL, HIT) | LEVEL(RAM) | P(SNOOP, HIT) | (0x07ULL << 46),
+		  EMBM_SERVED_UNKNOWN },
+		{ P(OP, LOAD) | L(L3) | LEVEL(L3) | P(SNOOP, HIT) | (0x02ULL << 46),
+		  EMBM_SERVED_CACHE },
+		{ P(OP, LOAD) | P(LVL, HIT) | (0x07ULL << PERF_MEM_LVLNUM_SHIFT), EMBM_SERVED_CACHE },
 	};
 	int i;
 
@@ -314,12 +326,84 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, EMBM_OP_LOAD_STORE, embm_src_ibs.op_of(&c.s_raw));
 }
 
+/*
+ * Which latencies count: every dse of Sapphire Rapids' load-latency table
+ * (pebs_data_source[] patched by __intel_pmu_pebs_data_source_skl(true),
+ * 6.12 ds.c), AMD's uncached op, and no data source.
+ */
+static void embm_lat_drop_test(struct kunit *test)
+{
+	static const struct {
+		u64 src;
+		int want;
+	} cases[] = {
+		{ 0, EMBM_LAT_NO_SRC },
+		/* dse 0x0: L3 miss, source unknown; CXL may report it. */
+		{ P(OP, LOAD) | P(LVL, MISS) | LEVEL(L3) | P(SNOOP, NA), -1 },
+		{ OP_LH | P(LVL, L1) | LEVEL(L1) | P(SNOOP, NONE), EMBM_LAT_CACHE },
+		{ OP_LH | P(LVL, LFB) | LEVEL(LFB) | P(SNOOP, NONE), EMBM_LAT_CACHE },
+		{ OP_LH | P(LVL, L2) | LEVEL(L2) | P(SNOOP, NONE), EMBM_LAT_CACHE },
+		{ OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, NONE), EMBM_LAT_CACHE },
+		{ OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, MISS), EMBM_LAT_CACHE },
+		{ OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HIT), EMBM_LAT_CACHE },
+		{ OP_LH | P(LVL, L3) | LEVEL(L3) | P(SNOOP, HITM), EMBM_LAT_CACHE },
+		{ OP_LH | LEVEL(PMEM) | P(SNOOP, HIT), -1 },
+		{ OP_LH | LEVEL(PMEM) | REM | P(SNOOP, HIT), -1 },
+		{ OP_LH | P(LVL, LOC_RAM) | LEVEL(RAM) | P(SNOOP, HIT), -1 },
+		{ OP_LH | LEVEL(RAM) | REM | P(SNOOP, NONE), -1 },
+		{ OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOPX, FWD), EMBM_LAT_CACHE },
+		{ OP_LH | LEVEL(ANY_CACHE) | REM | P(SNOOP, HITM), EMBM_LAT_CACHE },
+		{ OP_LH | P(LVL, IO) | LEVEL(NA) | P(SNOOP, NONE), EMBM_LAT_IO },
+		{ OP_LH | P(LVL, UNC) | LEVEL(NA) | P(SNOOP, NONE), EMBM_LAT_UNCACHED },
+		/* AMD IBS: CXL, DRAM, an L2 hit, an uncached op. */
+		{ P(OP, LOAD) | LEVEL(CXL) | REM | P(HOPS, 1), -1 },
+		{ P(OP, LOAD) | L(LOC_RAM) | LEVEL(RAM), -1 },
+		{ P(OP, LOAD) | L(L2) | LEVEL(L2), EMBM_LAT_CACHE },
+		{ P(OP, LOAD) | L(UNC) | LEVEL(UNC), EMBM_LAT_UNCACHED },
+		/* Diamond Rapids (Linux 7.0): memory region 0 keeps it, MMIO does not. */
+		{ P(OP, LOAD) | L(LOC_RAM) | LEVEL(RAM) | P(SNOOP, HIT) | (0x08ULL << 46), -1 },
+		{ P(OP, LOAD) | P(LVL, HIT) | LEVEL(RAM) | P(SNOOP, HIT) | (0x07ULL << 46),
+		  EMBM_LAT_IO },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].want, embm_lat_drop(cases[i].src),
+				    "case %d: %#llx", i, cases[i].src);
+}
+
+/* perf_log_throttle()'s record: time, id, stream id, then the sample id. */
+static void embm_parse_throttle_test(struct kunit *test)
+{
+	struct {
+		struct perf_event_header hdr;
+		u64 v[4];
+	} rec = {
+		.hdr = { .type = PERF_RECORD_THROTTLE, .size = sizeof(rec) },
+		.v = { 1000, 7, 9, 0 },
+	};
+	u64 time, id, stream;
+
+	KUNIT_EXPECT_EQ(test, 0, embm_parse_throttle(&rec.hdr, &time, &id, &stream));
+	KUNIT_EXPECT_EQ(test, 1000ULL, time);
+	KUNIT_EXPECT_EQ(test, 7ULL, id);
+	KUNIT_EXPECT_EQ(test, 9ULL, stream);
+	rec.hdr.type = PERF_RECORD_UNTHROTTLE;
+	KUNIT_EXPECT_EQ(test, 0, embm_parse_throttle(&rec.hdr, &time, &id, &stream));
+	rec.hdr.size = sizeof(rec.hdr) + 2 * sizeof(u64);
+	KUNIT_EXPECT_EQ(test, -EBADMSG, embm_parse_throttle(&rec.hdr, &time, &id, &stream));
+	rec.hdr.type = PERF_RECORD_LOST;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_parse_throttle(&rec.hdr, &time, &id, &stream));
+}
+
 static struct kunit_case embm_record_test_cases[] = {
 	KUNIT_CASE(embm_parse_sample_test),
 	KUNIT_CASE(embm_parse_lost_test),
 	KUNIT_CASE(embm_real_record_test),
 	KUNIT_CASE(embm_ibs_raw_record_test),
 	KUNIT_CASE(embm_served_by_test),
+	KUNIT_CASE(embm_lat_drop_test),
+	KUNIT_CASE(embm_parse_throttle_test),
 	{}
 };
 

@@ -260,9 +260,10 @@ void embm_report_summary(const struct embm_view *v)
 		div_u64(v->elapsed_ns, NSEC_PER_MSEC),
 		ss->source ? ss->source->name : "-", seq_buf_str(&sb));
 	seq_buf_clear(&sb);
-	pr_info("samples %llu, attributed %llu, cache-served %llu, no address %llu, on CXL device pages %llu, during memory hotplug %llu, lost %llu (%llu events, nodes unknown), throttled %llu, ksamplingd %llu ms CPU\n",
-		st->samples, embm_stats_attributed(st), st->cache,
-		st->no_phys + st->bad_pfn, embm_stats_device(st), st->hotplug_busy, ss->lost,
+	/* The terms of embm_stats_identity_ok(), in its order. */
+	pr_info("samples %llu = attributed %llu (cache-served %llu) + latency-only %llu + no address %llu + not System RAM %llu + on CXL device pages %llu + during memory hotplug %llu; lost %llu (%llu events, nodes unknown), throttled %llu, ksamplingd %llu ms CPU\n",
+		st->samples, embm_stats_attributed(st), st->cache, st->latency_only,
+		st->no_phys, st->bad_pfn, embm_stats_device(st), st->hotplug_busy, ss->lost,
 		embm_report_lost_weight(ss), ss->throttled,
 		div_u64(ss->kthread_ns, NSEC_PER_MSEC));
 	for (i = 0; i < ss->nr_kinds; i++) {
@@ -274,6 +275,14 @@ void embm_report_summary(const struct embm_view *v)
 		pm = div64_u64(ks->running * 1000, ks->enabled);
 		pr_info("event %s ran %llu.%llu%% of its enabled time, its accesses scaled up\n",
 			ks->name, pm / 10, pm % 10);
+	}
+	for (i = 0; i < ss->nr_kinds; i++) {
+		const struct embm_kind_stats *ks = &ss->kind[i];
+
+		if (ks->throttled_ns)
+			pr_info("event %s throttled %llu ms of its %llu ms running, its accesses scaled up\n",
+				ks->name, div_u64(ks->throttled_ns, NSEC_PER_MSEC),
+				div_u64(ks->running, NSEC_PER_MSEC));
 	}
 	embm_report_nodes_header(&sb, embm_report_fields(v));
 	embm_report_line(&sb);

@@ -122,6 +122,8 @@ struct embm_cpu {
  * @direct:	 one of them is direct: each CPU gets a queue.
  * @queue_bytes: the memory of the queues now.
  * @ids:	 event id -> index in @descs, for the samples' IDENTIFIER.
+ * @throttles:	 event (stream) id -> the perf time it was throttled at, for
+ *		 each event throttled now (ksamplingd_throttle()).
  * @cpu:	 per possible CPU.
  * @tasks:	 the target's threads that have events of their own (not
  *		 inherited), referenced, sorted by address.
@@ -175,6 +177,7 @@ struct embm_sampler {
 	bool direct;
 	u64 queue_bytes;
 	struct xarray ids;
+	struct xarray throttles;
 	struct embm_cpu *cpu;
 	struct task_struct **tasks;
 	unsigned int nr_tasks;
@@ -704,6 +707,48 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 
 /* ---- draining ------------------------------------------------------------- */
 
+/*
+ * A THROTTLE or UNTHROTTLE record: perf stopped an event that sampled too
+ * often in a tick (perf_event_max_sample_rate), or started it again.  A
+ * throttled event stays active, so its time running grows while it takes
+ * no samples; each interval is added to its kind's throttled_ns, which
+ * embm_stats_scale() takes out of the time running.  perf unthrottles at
+ * the next tick of its CPU, or, for a thread's event scheduled out in
+ * between, when it is scheduled in again: an interval is capped at a tick,
+ * the most the event can have run throttled (exact when the tick ended
+ * it; at most a tick too much when the thread slept).  A record lost with
+ * a full buffer leaves its interval out.  Caller holds s->lock; may sleep.
+ */
+static void ksamplingd_throttle(struct embm_sampler *s, const struct perf_event_header *hdr)
+{
+	u64 time, id, stream;
+	void *entry, *old;
+	int kind;
+
+	if (embm_parse_throttle(hdr, &time, &id, &stream)) {
+		s->status.bad_records++;
+		return;
+	}
+	entry = xa_load(&s->ids, id);
+	if (!entry) {
+		s->status.bad_records++;
+		return;
+	}
+	kind = xa_to_value(entry);
+	if (hdr->type == PERF_RECORD_THROTTLE) {
+		s->status.throttled++;
+		/* Without memory, the interval is not corrected for. */
+		if (time <= LONG_MAX >> 1)
+			xa_store(&s->throttles, stream, xa_mk_value(time), GFP_KERNEL_ACCOUNT);
+		return;
+	}
+	s->status.unthrottled++;
+	old = xa_erase(&s->throttles, stream);
+	if (old && time > xa_to_value(old))
+		s->status.kind[kind].throttled_ns += min_t(u64, time - xa_to_value(old),
+							   TICK_NSEC);
+}
+
 static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 {
 	struct embm_sampler *s = arg;
@@ -746,10 +791,8 @@ static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
 			ss->lost += n;
 		break;
 	case PERF_RECORD_THROTTLE:
-		ss->throttled++;
-		break;
 	case PERF_RECORD_UNTHROTTLE:
-		ss->unthrottled++;
+		ksamplingd_throttle(s, hdr);
 		break;
 	default:
 		ss->other++;
@@ -1668,6 +1711,7 @@ static void embm_sampler_free(struct embm_sampler *s)
 	kvfree(s->readings);
 	kfree(s->cpu);
 	xa_destroy(&s->ids);
+	xa_destroy(&s->throttles);
 	mutex_destroy(&s->lock);
 	mem_cgroup_put(s->memcg);
 	kfree(s);
@@ -1721,6 +1765,7 @@ struct embm_sampler *embm_sampler_start(struct pid *target,
 	mutex_init(&s->lock);
 	spin_lock_init(&s->pub_lock);
 	xa_init(&s->ids);
+	xa_init(&s->throttles);
 	embm_mlock_init(&s->mlock);
 	s->exited_fn = exited;
 	s->exited_data = data;

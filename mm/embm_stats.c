@@ -509,6 +509,25 @@ u64 embm_stats_attributed(const struct embm_stats *st)
 }
 
 /**
+ * embm_stats_identity_ok() - do a session's sample counts add up?
+ * @st: the results; caller holds st->lock
+ *
+ * samples = attributed + latency_only + no_phys + bad_pfn + hotplug_busy
+ * + device: embm_stats_add() counts every sample in exactly one of them.
+ * The summary, status and embm-run print these terms; KUnit and the
+ * selftests assert this.
+ *
+ * Context: any; caller holds st->lock.
+ * Return: true if it holds.
+ */
+bool embm_stats_identity_ok(const struct embm_stats *st)
+{
+	return st->samples == embm_stats_attributed(st) + st->latency_only +
+			      st->no_phys + st->bad_pfn + st->hotplug_busy +
+			      embm_stats_device(st);
+}
+
+/**
  * embm_stats_scale() - one kind's estimate, scaled as perf's count says
  * @est: accesses of one kind's samples: the sum of their periods (times
  *	 the base pages each covers)
@@ -517,7 +536,9 @@ u64 embm_stats_attributed(const struct embm_stats *st)
  * Scaled by the kind's time_enabled / time_running as perf stat scales a
  * multiplexed count: a kind that was on the PMU half the time it was
  * enabled stands for twice its samples.  A kind never on the PMU has no
- * samples to scale.
+ * samples to scale.  The time it ran throttled (@throttled_ns) is taken
+ * out of its time running first: perf leaves a throttled event on the
+ * PMU, taking no samples.
  *
  * A kind whose samples carry no period in their record (@by_count:
  * software events, whose period the direct handler queues) is calibrated
@@ -539,8 +560,17 @@ u64 embm_stats_scale(u64 est, const struct embm_kind_stats *ks)
 	if (ks->by_count) {
 		if (ks->weight && ks->count > ks->lost_read)
 			est = mul_u64_u64_div_u64(est, ks->count - ks->lost_read, ks->weight);
-	} else if (ks->running && ks->running < ks->enabled) {
-		est = mul_u64_u64_div_u64(est, ks->enabled, ks->running);
+	} else if (ks->running) {
+		/*
+		 * The time it ran throttled took no samples
+		 * (ksamplingd_throttle()); more than its time running is
+		 * records that do not fit, and nothing is corrected.
+		 */
+		u64 ran = ks->throttled_ns < ks->running ?
+			  ks->running - ks->throttled_ns : ks->running;
+
+		if (ran < ks->enabled)
+			est = mul_u64_u64_div_u64(est, ks->enabled, ran);
 	}
 	return est;
 }
@@ -728,6 +758,49 @@ static void embm_stats_mark_pages(struct embm_node_stats *ns, u64 pfn, u32 nr)
 	}
 }
 
+/*
+ * Add @s's latency, if it has one, to node @ns, or count why not
+ * (embm_lat_drop()).  Caller holds st->lock.
+ */
+static void __embm_stats_add_latency(struct embm_node_stats *ns,
+				     const struct embm_sample *s, u64 period)
+{
+	int drop;
+
+	if (!s->weight)
+		return;
+	drop = embm_lat_drop(s->data_src);
+	if (drop >= 0) {
+		ns->lat_dropped[drop]++;
+		return;
+	}
+	ns->lat_samples++;
+	ns->lat_weight += period;
+	ns->lat_sum += s->weight * period;
+	ns->lat_hist[embm_lat_bucket(s->weight)] += period;
+}
+
+/*
+ * The node of @s's page for a latency-only sample (another event counts
+ * the access, and counts it where it lands), or NULL: no address, not a
+ * node's System RAM, or a memory hotplug operation under way.  Caller
+ * holds st->lock.
+ */
+static struct embm_node_stats *__embm_stats_lat_node(struct embm_stats *st,
+						     const struct embm_sample *s)
+{
+	int nid;
+
+	if (!s->phys || !s->weight)
+		return NULL;
+	nid = embm_pfn_nid(PHYS_PFN(s->phys));
+	if (nid < 0 || nid >= st->nr_nodes)
+		return NULL;
+	if (unlikely(!st->node[nid].present))
+		__embm_stats_add_node(st, nid);
+	return &st->node[nid];
+}
+
 /**
  * embm_stats_add() - count one sample
  * @st:	  the statistics; caller holds st->lock
@@ -739,11 +812,13 @@ static void embm_stats_mark_pages(struct embm_node_stats *ns, u64 pfn, u32 nr)
  * A sample whose address lies in a CXL window counts in that window too,
  * and in its node's cxl count; one on a page that is not online System RAM
  * there (a device's) counts in the window alone.  A latency-only sample
- * off the nodes counts nowhere (the event that counts the access does).
- * A sample that a data source says a cache served counts in the node's
- * samples, pages and cache count only.  Latency comes only from samples
- * served by memory (DRAM, PMEM, CXL): a cache hit's latency is not the
- * memory's.
+ * counts in @st->latency_only and adds to its node's latency, if it has
+ * one, and nothing else: the event that counts the access counts it
+ * where it lands.  So every sample counts in exactly one of the terms of
+ * embm_stats_identity_ok().  A sample that a data source says a cache
+ * served counts in the node's samples, pages and cache count only.  A
+ * latency counts unless a cache, I/O or an uncached access served it
+ * (embm_lat_drop(), which the node's lat_dropped counts by reason).
  *
  * The estimates (accesses, the matrix, the hot pages' counts, the latency
  * mean and histogram) weigh the sample by its period, times the base
@@ -776,25 +851,28 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		if (!latency_only)
 			st->kind_weight[kind] += period;
 	}
+	/* Memory came or went: the windows' nodes and tiers may have changed. */
+	if (unlikely(st->mem_gen != atomic_read(&embm_mem_gen)))
+		embm_stats_rescan(st);
+	if (latency_only) {
+		st->latency_only++;
+		ns = __embm_stats_lat_node(st, s);
+		if (ns)
+			__embm_stats_add_latency(ns, s, period);
+		return;
+	}
 	if (!s->phys) {
 		st->no_phys++;
 		return;
 	}
-	/* Memory came or went: the windows' nodes and tiers may have changed. */
-	if (unlikely(st->mem_gen != atomic_read(&embm_mem_gen)))
-		embm_stats_rescan(st);
 	pfn = PHYS_PFN(s->phys);
 	nid = embm_pfn_nid(pfn);
 	if (unlikely(nid == -EBUSY)) {
 		/* Its page may be going away: placed nowhere, counted apart. */
-		if (!latency_only)
-			st->hotplug_busy++;
+		st->hotplug_busy++;
 		return;
 	}
 	if (nid < 0 || nid >= st->nr_nodes) {
-		/* Another event counts the access of a latency-only sample. */
-		if (latency_only)
-			return;
 		win = embm_stats_window(st, s->phys);
 		if (win && nid == NUMA_NO_NODE) {
 			win->samples++;
@@ -809,15 +887,7 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	if (unlikely(!ns->present))
 		__embm_stats_add_node(st, nid);
 	win = embm_stats_window(st, s->phys);
-	if (s->weight && served == EMBM_SERVED_MEM) {
-		ns->lat_samples++;
-		ns->lat_weight += period;
-		ns->lat_sum += s->weight * period;
-		ns->lat_hist[embm_lat_bucket(s->weight)] += period;
-	}
-	if (latency_only)
-		return;
-
+	__embm_stats_add_latency(ns, s, period);
 	ns->samples++;
 	ns->page_samples += nr;
 	if (win) {

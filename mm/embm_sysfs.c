@@ -136,8 +136,8 @@ static struct embm_knob embm_num_knobs[] = {
 	/* 0: the source's default period. */
 	{ EMBM_KNOB_ATTR(period),	EMBM_KNOB_AT(period), 1, BIT_ULL(40), false, true },
 	{ EMBM_KNOB_ATTR(store_period),	EMBM_KNOB_AT(store_period), 1, BIT_ULL(40), false, true },
-	/* 0: no load-latency event; each CPU model has its own maximum. */
-	{ EMBM_KNOB_ATTR(ldlat),	EMBM_KNOB_AT(ldlat), 4, 2048, false, true },
+	/* 0: no load-latency event; else MSR_PEBS_LD_LAT_THRESHOLD's range. */
+	{ EMBM_KNOB_ATTR(ldlat),	EMBM_KNOB_AT(ldlat), 3, 65535, false, true },
 	{ EMBM_KNOB_ATTR(ring_pages),	EMBM_KNOB_AT(ring_pages), 1, 1024, true, false },
 	/* Permille of one CPU; 0: fixed periods. */
 	{ EMBM_KNOB_ATTR(cpu_budget),	EMBM_KNOB_AT(cpu_budget), 1, 1000, false, true },

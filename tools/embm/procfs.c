@@ -120,6 +120,8 @@ static void parse_event(struct embm_event *ev, char *rest)
 			ev->running_ms = strtoull(field[i + 1], NULL, 10);
 		else if (!strcmp(field[i], "samples"))
 			ev->samples = strtoull(field[i + 1], NULL, 10);
+		else if (!strcmp(field[i], "throttled_ms"))
+			ev->throttled_ms = strtoull(field[i + 1], NULL, 10);
 		else if (!strcmp(field[i], "running_pct") &&
 			 sscanf(field[i + 1], "%u.%1u", &whole, &tenth) == 2)
 			ev->running_permille = whole * 10 + tenth;
@@ -205,6 +207,15 @@ static const struct col node_cols[] = {	/* the key column first */
 	COL("memory", COL_ULL, struct embm_node, mem),
 	COL("cxl_samples", COL_ULL, struct embm_node, cxl),
 	COL("windows", COL_LIST, struct embm_node, windows),
+};
+
+/* The columns of /proc/embm/latency that embm_proc_read_lat_dropped() merges. */
+static const struct col lat_cols[] = {
+	COL("node", COL_INT, struct embm_node, node),
+	COL("dropped_cache", COL_ULL, struct embm_node, lat_dropped_cache),
+	COL("dropped_uncached", COL_ULL, struct embm_node, lat_dropped_uncached),
+	COL("dropped_io", COL_ULL, struct embm_node, lat_dropped_io),
+	COL("dropped_nosrc", COL_ULL, struct embm_node, lat_dropped_nosrc),
 };
 
 static const struct col window_cols[] = {
@@ -329,6 +340,40 @@ int embm_proc_read_nodes(const char *dir, struct embm_node *nodes, int max)
 	return read_table(dir, "nodes", node_cols,
 			  ARRAY_SIZE(node_cols),
 			  nodes, sizeof(*nodes), max);
+}
+
+/**
+ * embm_proc_read_lat_dropped() - add DIR/latency's dropped columns to nodes
+ * @dir:   normally EMBM_PROC_DIR
+ * @nodes: the @n rows embm_proc_read_nodes() read; each gets its node's
+ *	   lat_dropped_* (0 for a node the file lacks)
+ * @n:	   how many
+ *
+ * Return: 0, or -1 with errno set.
+ */
+int embm_proc_read_lat_dropped(const char *dir, struct embm_node *nodes, int n)
+{
+	struct embm_node *lat;
+	int nr, i, j;
+
+	if (n <= 0)
+		return 0;
+	lat = calloc(n, sizeof(*lat));
+	if (!lat)
+		return -1;
+	nr = read_table(dir, "latency", lat_cols, ARRAY_SIZE(lat_cols), lat, sizeof(*lat), n);
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < n; j++) {
+			if (nodes[j].node != lat[i].node)
+				continue;
+			nodes[j].lat_dropped_cache = lat[i].lat_dropped_cache;
+			nodes[j].lat_dropped_uncached = lat[i].lat_dropped_uncached;
+			nodes[j].lat_dropped_io = lat[i].lat_dropped_io;
+			nodes[j].lat_dropped_nosrc = lat[i].lat_dropped_nosrc;
+		}
+	}
+	free(lat);
+	return nr < 0 ? -1 : 0;
 }
 
 /**

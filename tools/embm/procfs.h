@@ -22,7 +22,7 @@
 struct embm_event {
 	char name[32];
 	bool leader;
-	unsigned long long count, enabled_ms, running_ms, samples;
+	unsigned long long count, enabled_ms, running_ms, samples, throttled_ms;
 	unsigned int running_permille;	/* running_pct 99.5 is 995 */
 };
 
@@ -48,6 +48,9 @@ struct embm_node {
 	char tier[EMBM_PROC_WORD];
 	unsigned long long samples, loads, stores, accesses, lat_samples,
 			   lat_mean, pages, cache, mem, cxl;
+	/* From /proc/embm/latency: samples whose latency was left out, by why. */
+	unsigned long long lat_dropped_cache, lat_dropped_uncached, lat_dropped_io,
+			   lat_dropped_nosrc;
 	double share;
 	bool study;
 	char windows[EMBM_PROC_LIST];
@@ -85,6 +88,7 @@ long long embm_proc_status_ll(const struct embm_proc_status *st, const char *key
 const struct embm_event *embm_proc_status_event(const struct embm_proc_status *st,
 						const char *name);
 int embm_proc_read_nodes(const char *dir, struct embm_node *nodes, int max);
+int embm_proc_read_lat_dropped(const char *dir, struct embm_node *nodes, int n);
 int embm_proc_read_hot(const char *dir, struct embm_hot *hot, int max);
 int embm_proc_read_windows(const char *dir, struct embm_cxl_window *w, int max);
 int embm_proc_read_matrix(const char *dir, struct embm_matrix *m, int max);

@@ -34,7 +34,11 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		{ "sample_cost_ns", &r->sample_cost_ns }, { "lost_events", &r->lost_events },
 		{ "samples", &r->samples }, { "attributed", &r->attributed },
 		{ "no_phys", &r->no_phys }, { "bad_pfn", &r->bad_pfn },
-		{ "hotplug_busy", &r->hotplug_busy },
+		{ "hotplug_busy", &r->hotplug_busy }, { "latency_only", &r->latency_only },
+		{ "lat_dropped_cache", &r->lat_dropped_cache },
+		{ "lat_dropped_uncached", &r->lat_dropped_uncached },
+		{ "lat_dropped_io", &r->lat_dropped_io },
+		{ "lat_dropped_nosrc", &r->lat_dropped_nosrc },
 		{ "lost", &r->lost }, { "throttled", &r->throttled },
 		{ "bad_records", &r->bad_records }, { "events", &r->events },
 		{ "ksamplingd_cpu_ms", &r->cpu_ms },
@@ -77,6 +81,14 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		size_t len = strlen(r->multiplexed);
 		char key[64];
 
+		r->throttled_ms += ev->throttled_ms;
+		if (ev->throttled_ms) {
+			size_t tl = strlen(r->throttled_kinds);
+
+			snprintf(r->throttled_kinds + tl, sizeof(r->throttled_kinds) - tl,
+				 "  %s %llu ms of %llu ms running\n", ev->name, ev->throttled_ms,
+				 ev->running_ms);
+		}
 		if (ev->running_ms >= ev->enabled_ms)
 			continue;
 		snprintf(key, sizeof(key), "event %s", ev->name);
@@ -122,7 +134,7 @@ int embm_report_read(struct embm_report *r, const char *dir)
 	if (!strcmp(r->state, "idle"))
 		return 0;
 	n = embm_proc_read_nodes(dir, r->nodes, EMBM_TOOLS_MAX_NODES);
-	if (n < 0)
+	if (n < 0 || embm_proc_read_lat_dropped(dir, r->nodes, n))
 		return -1;
 	r->nr_nodes = n;
 	r->hot = calloc(EMBM_TOOLS_MAX_HOT, sizeof(*r->hot));
@@ -291,11 +303,22 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		fprintf(f, "%s: %s\n", r->source, r->semantics);
 	if (r->blind[0] && strcmp(r->blind, "-"))
 		fprintf(f, "not seen by %s: %s\n", r->source, r->blind);
+	/* Every sample is in one term (embm_stats_identity_ok()). */
 	fprintf(f,
-		"samples %llu: attributed %llu (cache-served %llu), no address %llu; lost %llu (~%llu events, nodes unknown), throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n",
-		r->samples, r->attributed, r->cache_served, r->no_phys + r->bad_pfn, r->lost,
+		"samples %llu = attributed %llu (cache-served %llu) + latency-only %llu + no address %llu + on CXL device pages %llu + during hotplug %llu; lost %llu (~%llu events, nodes unknown), throttled %llu; ksamplingd %llu ms CPU (%llu.%llu%%)\n",
+		r->samples, r->attributed, r->cache_served, r->latency_only,
+		r->no_phys + r->bad_pfn, r->cxl_device, r->hotplug_busy, r->lost,
 		r->lost_events, r->throttled, r->cpu_ms, r->cpu_permille / 10,
 		r->cpu_permille % 10);
+	if (r->throttled_kinds[0])
+		fprintf(f, "throttled by perf (accesses scaled up for the time):\n%s",
+			r->throttled_kinds);
+	if (r->lat_dropped_cache + r->lat_dropped_uncached + r->lat_dropped_io +
+	    r->lat_dropped_nosrc)
+		fprintf(f,
+			"latency left out: %llu served by a cache, %llu uncached, %llu I/O, %llu without a data source\n",
+			r->lat_dropped_cache, r->lat_dropped_uncached, r->lat_dropped_io,
+			r->lat_dropped_nosrc);
 	if (r->hotplug_busy)
 		fprintf(f, "not placed: %llu samples taken during memory or CPU hotplug\n",
 			r->hotplug_busy);
@@ -442,7 +465,10 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		r->sample_cost_ns, r->elapsed_ms);
 	fprintf(f, "\"samples\": %llu, \"attributed\": %llu, \"no_phys\": %llu, \"lost\": %llu, ",
 		r->samples, r->attributed, r->no_phys + r->bad_pfn, r->lost);
-	fprintf(f, "\"hotplug_busy\": %llu, ", r->hotplug_busy);
+	fprintf(f, "\"hotplug_busy\": %llu, \"latency_only\": %llu, ", r->hotplug_busy,
+		r->latency_only);
+	/* Time perf kept the events throttled: the estimates are scaled for it. */
+	fprintf(f, "\"throttled_ms\": %llu, ", r->throttled_ms);
 	fprintf(f, "\"lost_events\": %llu, ", r->lost_events);
 	fprintf(f, "\"throttled\": %llu, \"ksamplingd_cpu_ms\": %llu,\n \"nodes\": [\n",
 		r->throttled, r->cpu_ms);
@@ -457,8 +483,15 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 		if (has(r, EMBM_HAS_OP))
 			fprintf(f, "\"loads\": %llu, \"stores\": %llu, ", n->loads, n->stores);
 		if (has(r, EMBM_HAS_LATENCY))
+		if (has(r, EMBM_HAS_LATENCY)) {
 			fprintf(f, "\"lat_samples\": %llu, \"lat_mean_cycles\": %llu, ",
 				n->lat_samples, n->lat_mean);
+			/* Samples whose latency was left out, by why. */
+			fprintf(f, "\"lat_dropped\": {\"cache\": %llu, \"uncached\": %llu, ",
+				n->lat_dropped_cache, n->lat_dropped_uncached);
+			fprintf(f, "\"io\": %llu, \"nosrc\": %llu}, ", n->lat_dropped_io,
+				n->lat_dropped_nosrc);
+		}
 		if (has(r, EMBM_HAS_DATA_SRC))
 			fprintf(f, "\"cache\": %llu, \"memory\": %llu, ", n->cache, n->mem);
 		fprintf(f, "\"cxl_samples\": %llu, \"windows\": ", n->cxl);

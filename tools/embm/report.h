@@ -37,7 +37,10 @@ struct embm_report {
 	unsigned long long period, store_period, period_start, period_max, period_changes,
 			   elapsed_ms, samples, attributed, no_phys, bad_pfn, lost,
 			   lost_events, throttled, bad_records, cpu_ms, cpu_permille, events,
-			   cpu_budget, budget_used, sample_cost_ns, hotplug_busy;
+			   cpu_budget, budget_used, sample_cost_ns, hotplug_busy, latency_only,
+			   lat_dropped_cache, lat_dropped_uncached, lat_dropped_io,
+			   lat_dropped_nosrc, throttled_ms;
+	char throttled_kinds[8 * 96];	/* "  NAME N ms of M ms running" lines */
 	char cpus[256];
 	int nr_nodes;
 	struct embm_node nodes[EMBM_TOOLS_MAX_NODES];

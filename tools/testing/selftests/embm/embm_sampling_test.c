@@ -514,7 +514,7 @@ TEST_F(sampling, knobs_refuse_bad_values)
 	static const char *const bad[][2] = {
 		{ "source", "perf" }, { "source", "\n" },
 		{ "period", "-1" }, { "period", "1099511627777" }, { "period", "x" },
-		{ "ldlat", "3" }, { "ldlat", "4096" },
+		{ "ldlat", "2" }, { "ldlat", "65536" },
 		{ "ring_pages", "0" }, { "ring_pages", "3" }, { "ring_pages", "2048" },
 		{ "cpu_budget", "1001" }, { "hot_pages", "0" }, { "hot_pages", "65537" },
 	};

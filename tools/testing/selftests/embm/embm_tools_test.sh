@@ -107,7 +107,18 @@ for nd in $nodes; do
 	counts="embm-bench touched $truth pages, embm counted $got samples"
 	ktap_print_msg "node $nd: $counts; shares $s_truth vs $s_got (1/100 %)"
 done
-what="embm-run on embm-bench: per-node counts and shares match"
+# The summary's terms add up (embm_stats_identity_ok()).
+jnum() {
+	v=$(sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1" | head -n 1)
+	echo "${v:-0}"
+}
+all=$(sed -n 's/.*"samples": \([0-9]*\), "attributed".*/\1/p' "$tmp/run.json")
+terms=$(( $(jnum "$tmp/run.json" attributed) + $(jnum "$tmp/run.json" latency_only) +
+	  $(jnum "$tmp/run.json" no_phys) + $(jnum "$tmp/run.json" hotplug_busy) +
+	  $(jnum "$tmp/run.json" cxl_device_samples) ))
+ktap_print_msg "samples $all, the terms add up to $terms"
+[ -n "$all" ] && [ "$all" -gt 0 ] && [ "$all" = "$terms" ] || good=0
+what="embm-run on embm-bench: per-node counts and shares match, the terms add up"
 if [ $rc = 0 ] && [ $good = 1 ]; then
 	ktap_test_pass "$what"
 else

@@ -114,14 +114,65 @@ long long embm_status_ll(const char *key)
 }
 
 /*
+ * Whether one reading of /proc/embm/status adds up: samples = attributed
+ * + latency_only + no_phys + bad_pfn + hotplug_busy + cxl_device_samples
+ * (embm_stats_identity_ok(); the file is written under the results' lock,
+ * so its figures are of one moment).  Says why on stderr when not.
+ */
+bool embm_status_adds_up(void)
+{
+	static const char *const terms[] = {
+		"attributed", "latency_only", "no_phys", "bad_pfn", "hotplug_busy",
+		"cxl_device_samples",
+	};
+	struct embm_proc_status *st = malloc(sizeof(*st));
+	long long samples, sum = 0;
+	const char *v;
+	unsigned int i;
+	bool ok = false;
+
+	if (!st || embm_proc_read_status(EMBM_PROC_DIR, st))
+		goto out;
+	v = embm_proc_status_str(st, "state");
+	if (v && !strcmp(v, "idle")) {
+		ok = true;
+		goto out;
+	}
+	v = embm_proc_status_str(st, "samples");
+	if (!v)
+		goto out;
+	samples = atoll(v);
+	for (i = 0; i < ARRAY_SIZE(terms); i++) {
+		v = embm_proc_status_str(st, terms[i]);
+		if (!v) {
+			fprintf(stderr, "status has no %s\n", terms[i]);
+			goto out;
+		}
+		sum += atoll(v);
+	}
+	ok = sum == samples;
+	if (!ok)
+		fprintf(stderr, "status: samples %lld, its terms add up to %lld\n", samples, sum);
+out:
+	free(st);
+	return ok;
+}
+
+/*
  * Read /proc/embm/nodes into @rows (EMBM_MAX_NODES), indexed by node; a
- * node not in the file has .node -1.  Return: the number of nodes in the
- * file, 0 when no session ran since boot, -1 on error.
+ * node not in the file has .node -1.  The status must add up
+ * (embm_status_adds_up()), or this fails: every test that reads the
+ * nodes asserts the summary's identity too.  Return: the number of nodes
+ * in the file, 0 when no session ran since boot, -1 on error.
  */
 int embm_read_nodes(struct embm_node *rows)
 {
-	struct embm_node *list = calloc(EMBM_MAX_NODES, sizeof(*list));
+	struct embm_node *list;
 	int n, i;
+
+	if (!embm_status_adds_up())
+		return -1;
+	list = calloc(EMBM_MAX_NODES, sizeof(*list));
 
 	memset(rows, 0, EMBM_MAX_NODES * sizeof(*rows));
 	for (i = 0; i < EMBM_MAX_NODES; i++)

@@ -44,6 +44,7 @@ int embm_get_knob(const char *knob, char *buf, size_t size);
 int embm_status(const char *key, char *buf, size_t size);
 long long embm_status_ll(const char *key);
 int embm_read_nodes(struct embm_node *rows);
+bool embm_status_adds_up(void);
 
 /*
  * Every fault one sample: source swfault, periods 1, a fixed period, and
