@@ -336,7 +336,7 @@ const struct embm_source embm_src_pebs = {
 	.store_period	= 100003,
 	.setup		= embm_pebs_setup,
 	.semantics	=
-		"loads: retired loads that missed L3 (Sierra Forest, Grand Ridge: tagged loads slower than ldlat cycles); stores: every retired store, cache hits included; share and accesses: of both; latency: load-latency samples served by DRAM, PMEM or CXL",
+		"loads: retired loads that missed L3 (Sierra Forest, Grand Ridge: tagged loads slower than ldlat cycles); stores: every retired store, cache hits included; share and accesses: of both; latency: load-latency samples not served by a cache, I/O or uncached, on the node of their address",
 	/* The counted events carry no data source: no cache, memory columns. */
 	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY,
 	.unit		= "accesses",
