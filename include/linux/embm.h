@@ -29,8 +29,14 @@ enum embm_op {
 /**
  * struct embm_sample - what embm keeps of a PERF_RECORD_SAMPLE
  * @id:		PERF_SAMPLE_IDENTIFIER: which event wrote it.
- * @pid:	process id (in the initial pid namespace).
- * @tid:	thread id.
+ * @pid:	process id, as perf writes it: in the pid namespace of the
+ *		task that created the sample's event (of its parent, for an
+ *		inherited event), that is of the embm_start() caller for the
+ *		events opened before the session runs, the initial one for
+ *		those ksamplingd opens once it runs (a CPU that came online,
+ *		threads a rescan found); 0 for a task not visible there,
+ *		(u32)-1 for one whose pid is gone.
+ * @tid:	thread id, in the same pid namespace.
  * @time:	perf clock.
  * @addr:	virtual data address, 0 if none.
  * @cpu:	CPU that took the sample.
@@ -135,6 +141,9 @@ struct embm_source_args {
  * @period:	  default load (or all-sample) period.
  * @store_period: default store period.
  * @period_align: periods are rounded up to a multiple of this (0, 1: any).
+ * @min_period:	  the least load (or all-sample) period its events take;
+ *		  0: any.  @setup refuses a smaller one at session start;
+ *		  the sampler refuses a smaller one set during a session.
  * @setup:	  fill @descs for this machine and @args; return how many or
  *		  a negative errno and set *@why to a reason that fits in a
  *		  line.  Called at session start, process context.
@@ -159,6 +168,7 @@ struct embm_source {
 	u64 period;
 	u64 store_period;
 	u32 period_align;
+	u64 min_period;
 	int (*setup)(const struct embm_source_args *args,
 		     struct embm_event_desc *descs, const char **why);
 	enum embm_op (*op_of)(const struct embm_sample *s);
@@ -170,6 +180,46 @@ struct embm_source {
 };
 
 /**
+ * embm_ibs_op_type() - the perf type of AMD's ibs_op PMU
+ *
+ * arch/x86/events/embm_ibs.c, from get_ibs_op_pmu_type().
+ *
+ * Context: any.
+ * Return: the type, or a negative errno when ibs_op is not registered.
+ */
+int embm_ibs_op_type(void);
+
+/**
+ * embm_source_pmu_ok() - may a source's event be of this type?
+ * @type: perf_event_attr.type
+ *
+ * embm creates its events from the syscall's caller or from ksamplingd,
+ * whose credentials are the kernel's, and checks the caller's permissions
+ * itself.  A PMU whose event_init() checks credentials of its own (kprobe,
+ * uprobe, and others of the dynamic types) would see ksamplingd's there:
+ * only types known to check none are taken.  These are the generic
+ * hardware, raw and software types and AMD's ibs_op, a dynamic type:
+ * perf_ibs_init() checks no credentials, and ibs_op's one capability,
+ * PERF_PMU_CAP_NO_EXCLUDE, makes any exclude_* bit -EINVAL, so its events
+ * always sample the kernel and get perf_allow_kernel(), as every embm event
+ * does (mm/embm_perm.c).  A precise raw event on AMD is retyped to ibs_op
+ * by the core PMU anyway (forward_event_to_ibs()).
+ *
+ * Context: any.
+ * Return: true if embm's permission checks are perf's for @type.
+ */
+static inline bool embm_source_pmu_ok(u32 type)
+{
+	int ibs_op;
+
+	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_RAW ||
+	    type == PERF_TYPE_SOFTWARE)
+		return true;
+	ibs_op = embm_ibs_op_type();
+	return ibs_op >= PERF_TYPE_MAX && type == ibs_op;
+}
+
+/**
  * embm_source_attr_ok() - may a source's event have these attributes?
  * @attr: attributes a source asks for
  *
@@ -178,16 +228,15 @@ struct embm_source {
  * (mm/embm_perm.c).  perf checks more for namespaces, text_poke, sigtrap
  * and PERF_SAMPLE_REGS_INTR, and for tracepoint raw data, which embm never
  * needs; embm parses no sample type beyond EMBM_SAMPLE_TYPE_MAX.  A source
- * asks for hardware, raw or software events within these bounds only; the
- * sampler refuses others (with a warning: a source's bug).
+ * asks for events of the types embm_source_pmu_ok() takes within these
+ * bounds only; the sampler refuses others (with a warning: a source's bug).
  *
  * Context: any.
  * Return: true if embm's checks are perf's for @attr.
  */
 static inline bool embm_source_attr_ok(const struct perf_event_attr *attr)
 {
-	return (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_RAW ||
-		attr->type == PERF_TYPE_SOFTWARE) &&
+	return embm_source_pmu_ok(attr->type) &&
 	       !(attr->sample_type & ~EMBM_SAMPLE_TYPE_MAX) &&
 	       !attr->namespaces && !attr->text_poke && !attr->sigtrap;
 }

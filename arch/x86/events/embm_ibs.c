@@ -2,17 +2,21 @@
 /*
  * embm source "ibs": AMD Instruction-Based Sampling of ops
  *
- * A precise PERF_TYPE_RAW 0xC1 event is forwarded by the AMD core PMU to
- * the ibs_op PMU in op-counting mode (IbsOpCntCtl; forward_event_to_ibs()),
- * the one way a kernel counter reaches IBS without knowing ibs_op's
- * dynamic type: every period-th dispatched op is tagged, whatever it is.
- * (0x76 would count cycles instead, and samples would not stand for ops.)
- * ibs_op takes no exclude_* bit (any one: -EINVAL), so kernel-mode ops are
- * sampled too, and a period that is a multiple of 16.  The driver fills in
- * the physical address (IbsDcPhysAd) when it is valid, the data source
- * (DRAM, PMEM, CXL on Zen 4 and later, local or remote, or a cache) and
- * the miss latency.  The raw IBS registers say whether the op loaded,
- * stored or both: an op that does both counts as both.
+ * embm opens the ibs_op PMU itself, by the dynamic type that
+ * get_ibs_op_pmu_type() returns, in op-counting mode (IbsOpCntCtl): every
+ * period-th dispatched op is tagged, whatever it is.  Where the CPU has
+ * IBS_CAPS_ZEN4 (CPUID 8000_001B EAX bit 11, IbsL3MissFiltering) it also
+ * sets l3missonly (IbsOpL3MissOnly): the hardware still tags an op every
+ * period but interrupts only for tagged ops that missed L3, and restarts
+ * the count for the others (AMD64 APM vol. 2, 13.3.5).  A precise raw
+ * 0xC1 event, which the core PMU forwards to ibs_op, could not set that
+ * bit (forward_event_to_ibs()).  ibs_op takes no exclude_* bit (any one:
+ * -EINVAL), so kernel-mode ops are sampled too, and a period that is a
+ * multiple of 16.  The driver fills in the physical address (IbsDcPhysAd)
+ * when it is valid, the data source (DRAM, PMEM, CXL on Zen 4 and later,
+ * local or remote, or a cache) and the miss latency.  The raw IBS
+ * registers say whether the op loaded, stored or both: an op that does
+ * both counts as both.
  *
  * Not run here: no machine this was developed on has IBS.  The attribute
  * builder and the decoding are unit-tested with faked capabilities and
@@ -24,9 +28,52 @@
 #include <linux/cpufeature.h>
 #include <linux/embm.h>
 #include <linux/perf_event.h>
+#include <linux/stringify.h>
 #include <linux/unaligned.h>
 #include <asm/amd-ibs.h>
 #include <asm/msr-index.h>
+#include <kunit/static_stub.h>
+
+/*
+ * The least op period: IbsOpMaxCnt 9, as Linux 6.15 and later require
+ * (b2fc7b282bf7, "perf/amd/ibs: Add PMU specific minimum period": "0x10
+ * is the minimum sample period for IBS Fetch and 0x90 for IBS Op").
+ * 6.12's perf_ibs_init() takes down to 16.  A plain number: it is in the
+ * reason too.
+ */
+#define EMBM_IBS_MIN_PERIOD	144
+
+/*
+ * The default period, in dispatched ops.  ibs_op interrupts (an NMI) at
+ * most once per tagged op, so a busy CPU takes at most ops/s / period of
+ * them.  A Zen 4 core dispatches at most 6 ops a cycle (its op queue's
+ * output) and runs at up to 5.7 GHz (Ryzen 9 7950X): 34.2e9 ops/s, so at
+ * most 34,200 NMIs/s at 1,000,000.  At an assumed 2 ops a cycle and
+ * 3.5 GHz, 7,000/s (100,000 gave 70,000).  Both are under perf's default
+ * perf_event_max_sample_rate, 100,000/s, above which perf throttles an
+ * event.  With l3missonly tagging still happens every period, but only
+ * tagged ops that missed L3 interrupt: the bound holds, the rate is the
+ * bound times the share of ops that miss L3.  A multiple of 16
+ * (IbsOpMaxCnt counts in 16s) and at most IBS_OP_MAX_CNT << 4 = 1,048,560,
+ * the largest period without IBS_CAPS_OPCNTEXT: above that perf splits a
+ * period in hardware periods of that size, an NMI each.  With
+ * IBS_CAPS_RDWROPCNT perf_ibs_handle_irq() starts each count from the
+ * random IbsOpCurCnt[6:0] the hardware left (see get_ibs_op_count()), so
+ * intervals are period - 127 to period ops; each sample stands for period.
+ */
+#define EMBM_IBS_PERIOD		1000000
+
+/**
+ * embm_ibs_op_type() - the perf type of the ibs_op PMU
+ *
+ * Context: any.
+ * Return: get_ibs_op_pmu_type(): the type, or -ENODEV.
+ */
+int embm_ibs_op_type(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(embm_ibs_op_type);
+	return get_ibs_op_pmu_type();
+}
 
 /**
  * embm_op_from_data_src() - load or store, from perf_mem_data_src.mem_op
@@ -79,60 +126,85 @@ static enum embm_op embm_ibs_op_of(const struct embm_sample *s)
 }
 
 /**
- * embm_ibs_setup_caps() - the ibs event for a CPU with or without IBS
+ * embm_ibs_setup_caps() - the ibs event for a CPU with these capabilities
  * @has_ibs: X86_FEATURE_IBS
- * @args:    what the session asks for (period)
+ * @caps:    get_ibs_caps(): 0 unless amd_ibs_init() succeeded
+ * @type:    get_ibs_op_pmu_type(): the ibs_op PMU's type, or < 0
+ * @args:    what the session asks for (period; ibs has no store event,
+ *	     so store_period is not used)
  * @descs:   filled in
  * @why:     set to the reason
  *
- * Return: 1, or -EOPNOTSUPP without IBS, -EINVAL for a period below 16.
+ * Return: 1, or -EOPNOTSUPP without a working ibs_op PMU that counts
+ * ops, -EINVAL for a period below EMBM_IBS_MIN_PERIOD.
  */
-static int embm_ibs_setup_caps(bool has_ibs, const struct embm_source_args *args,
+static int embm_ibs_setup_caps(bool has_ibs, u32 caps, int type,
+			       const struct embm_source_args *args,
 			       struct embm_event_desc *descs, const char **why)
 {
-	if (!has_ibs) {
-		*why = "CPU has no IBS";
+	u64 config = IBS_OP_CNT_CTL;
+
+	if (!caps || type < 0) {
+		/*
+		 * get_ibs_caps() stays 0 when amd_ibs_init() fails, as on a
+		 * firmware bug (FW_BUG: no IBS interrupt offset); ibs_op is
+		 * missing when its registration failed after that.
+		 */
+		*why = has_ibs ? "IBS present but its driver did not initialise (see dmesg)" :
+				 "CPU has no IBS";
 		return -EOPNOTSUPP;
 	}
-	if (args->period && args->period < 16) {
-		*why = "ibs needs a period of 16 or more";
+	/* perf_ibs_op_init() takes IbsOpCntCtl only with IbsOpCnt. */
+	if (!(caps & IBS_CAPS_OPCNT)) {
+		*why = "IBS cannot count ops (no IbsOpCnt)";
+		return -EOPNOTSUPP;
+	}
+	if (args->period && args->period < EMBM_IBS_MIN_PERIOD) {
+		*why = "ibs needs a period of " __stringify(EMBM_IBS_MIN_PERIOD)
+		       " or more (AMD: 0x90 is the least IBS op period)";
 		return -EINVAL;
 	}
+	/* perf_ibs_op_init() takes l3missonly with IBS_CAPS_ZEN4 only. */
+	if (caps & IBS_CAPS_ZEN4)
+		config |= IBS_OP_L3MISSONLY;
 	descs[0] = (struct embm_event_desc){
 		.name = "ibs-op",
 		.op = EMBM_OP_ANY,	/* per sample: embm_ibs_op_of() */
 		.attr = {
-			.type = PERF_TYPE_RAW,
-			.config = 0xc1,	/* ops, not cycles (0x76) */
-			.precise_ip = 1,
+			.type = type,
+			.config = config,
 			.sample_type = EMBM_SAMPLE_TYPE | PERF_SAMPLE_DATA_SRC |
 				       PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_RAW,
 		},
 	};
-	*why = "AMD IBS op sampling";
+	*why = caps & IBS_CAPS_ZEN4 ?
+	       "AMD IBS op sampling, ops that missed L3 (L3MissOnly)" :
+	       "AMD IBS op sampling, every op (no L3MissOnly before Zen 4)";
 	return 1;
 }
 
 static int embm_ibs_setup(const struct embm_source_args *args,
 			  struct embm_event_desc *descs, const char **why)
 {
-	return embm_ibs_setup_caps(boot_cpu_has(X86_FEATURE_IBS), args, descs, why);
+	return embm_ibs_setup_caps(boot_cpu_has(X86_FEATURE_IBS), get_ibs_caps(),
+				   embm_ibs_op_type(), args, descs, why);
 }
 
 const struct embm_source embm_src_ibs = {
 	.name		= "ibs",
-	.period		= 100000,	/* ops; a multiple of 16 */
-	.store_period	= 100000,
+	.period		= EMBM_IBS_PERIOD,
+	.store_period	= EMBM_IBS_PERIOD,	/* no store event: unused */
 	.period_align	= 16,
+	.min_period	= EMBM_IBS_MIN_PERIOD,
 	.setup		= embm_ibs_setup,
 	.op_of		= embm_ibs_op_of,
 	.semantics	=
-		"samples: every period-th op, kernel mode and cache hits included; share: of ops served by memory; accesses: ops not served by a cache; latency: loads served by DRAM, PMEM or CXL",
+		"samples: one op in period, kernel mode included; Zen 4 and later report only ops that missed L3 (L3MissOnly), each for period such ops, earlier parts cache hits too; share: of ops served by memory; accesses: ops not served by a cache; latency: loads served by DRAM, PMEM or CXL",
 	.share_mem	= true,
 	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
 	.unit		= "accesses",
 	.blind		=
-		"the latency of stores and of uncached ops; memory touched by no tagged op (hardware prefetches, page walks)",
+		"the latency of stores and of uncached ops; memory touched by no tagged op (hardware prefetches, page walks); with L3MissOnly, ops served by this CCX's caches",
 };
 
 #ifdef CONFIG_EMBM_KUNIT_TEST

@@ -6,7 +6,19 @@
 #ifndef _ARCH_X86_EVENTS_EMBM_IBS_KUNIT_H
 #define _ARCH_X86_EVENTS_EMBM_IBS_KUNIT_H
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
+
+/* A dynamic type such as perf_pmu_register() gives ibs_op. */
+#define EMBM_IBS_FAKE_TYPE	11
+
+/* What a Zen 4 part reports, as far as embm looks: op counting, L3MissOnly. */
+#define EMBM_IBS_FAKE_ZEN4	(IBS_CAPS_DEFAULT | IBS_CAPS_OPCNT | IBS_CAPS_ZEN4)
+
+static int embm_ibs_fake_type(void)
+{
+	return EMBM_IBS_FAKE_TYPE;
+}
 
 /* IbsOpData3 at its place in PERF_SAMPLE_RAW: caps, then IbsOpCtl... */
 static void ibs_raw(u8 *raw, u64 op_data3)
@@ -26,12 +38,11 @@ static void embm_ibs_test(struct kunit *test)
 	union ibs_op_data3 d3 = {};
 	u8 raw[4 + 8 * 8];
 
-	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_ibs_setup_caps(false, &args, d, &why));
-	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, &args, d, &why));
-	KUNIT_EXPECT_EQ(test, (u32)PERF_TYPE_RAW, d[0].attr.type);
-	/* forward_event_to_ibs(): 0xC1 is op counting (IbsOpCntCtl), 0x76 cycles. */
-	KUNIT_EXPECT_EQ(test, 0xc1ULL, d[0].attr.config);
-	KUNIT_EXPECT_EQ(test, 1U, (unsigned int)d[0].attr.precise_ip);
+	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+						     EMBM_IBS_FAKE_TYPE, &args, d, &why));
+	/* ibs_op itself, by its type: no forwarding from the core PMU. */
+	KUNIT_EXPECT_EQ(test, (u32)EMBM_IBS_FAKE_TYPE, d[0].attr.type);
+	KUNIT_EXPECT_TRUE(test, d[0].attr.config & IBS_OP_CNT_CTL);
 	/* ibs_op has PERF_PMU_CAP_NO_EXCLUDE: any exclude_* bit is -EINVAL. */
 	KUNIT_EXPECT_EQ(test, 0U, (unsigned int)(d[0].attr.exclude_user |
 		d[0].attr.exclude_kernel | d[0].attr.exclude_hv | d[0].attr.exclude_idle |
@@ -40,11 +51,12 @@ static void embm_ibs_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, d[0].attr.sample_type & PERF_SAMPLE_RAW);
 	/* What embm_record_kunit.h's IBS record test writes and parses. */
 	KUNIT_EXPECT_EQ(test, EMBM_SAMPLE_TYPE_MAX, d[0].attr.sample_type);
-	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&d[0].attr));
 	KUNIT_EXPECT_TRUE(test, embm_src_ibs.op_of == embm_ibs_op_of);
 	KUNIT_EXPECT_EQ(test, 0ULL, embm_src_ibs.period % embm_src_ibs.period_align);
-	args.period = 8;
-	KUNIT_EXPECT_EQ(test, -EINVAL, embm_ibs_setup_caps(true, &args, d, &why));
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_src_ibs.period % 16);
+	/* One hardware period: IbsOpMaxCnt without the extension bits. */
+	KUNIT_EXPECT_LE(test, embm_src_ibs.period, IBS_OP_MAX_CNT << 4);
+	KUNIT_EXPECT_GE(test, embm_src_ibs.period, embm_src_ibs.min_period);
 
 	/* Load or store from the data source of each sample. */
 	src.mem_op = PERF_MEM_OP_LOAD;
@@ -74,8 +86,126 @@ static void embm_ibs_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, EMBM_OP_LOAD, embm_ibs_op_of(&s));
 }
 
+/* Below 0x90 ops is refused, with the reason; 144 and up are taken. */
+static void embm_ibs_period_test(struct kunit *test)
+{
+	struct embm_source_args args = {};
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ(test, 144ULL, embm_src_ibs.min_period);
+	args.period = 100;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+							   EMBM_IBS_FAKE_TYPE, &args, d, &why));
+	KUNIT_EXPECT_STREQ(test, why,
+			   "ibs needs a period of 144 or more (AMD: 0x90 is the least IBS op period)");
+	args.period = 16;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+							   EMBM_IBS_FAKE_TYPE, &args, d, &why));
+	args.period = 143;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+							   EMBM_IBS_FAKE_TYPE, &args, d, &why));
+	args.period = 144;
+	KUNIT_EXPECT_EQ(test, 1, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+						     EMBM_IBS_FAKE_TYPE, &args, d, &why));
+	/* The store period is not used: one event, no store kind. */
+	args.store_period = 16;
+	KUNIT_EXPECT_EQ(test, 1, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+						     EMBM_IBS_FAKE_TYPE, &args, d, &why));
+	KUNIT_EXPECT_FALSE(test, d[0].store);
+	/* 0 is the default. */
+	args.period = 0;
+	KUNIT_EXPECT_EQ(test, 1, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+						     EMBM_IBS_FAKE_TYPE, &args, d, &why));
+}
+
+/* L3MissOnly with IBS_CAPS_ZEN4 only; without IbsOpCnt, no ops to count. */
+static void embm_ibs_caps_test(struct kunit *test)
+{
+	struct embm_source_args args = {};
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const char *why = NULL;
+	u32 zen3 = EMBM_IBS_FAKE_ZEN4 & ~IBS_CAPS_ZEN4;
+
+	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+						     EMBM_IBS_FAKE_TYPE, &args, d, &why));
+	KUNIT_EXPECT_EQ(test, IBS_OP_CNT_CTL | IBS_OP_L3MISSONLY, d[0].attr.config);
+	KUNIT_EXPECT_STREQ(test, why, "AMD IBS op sampling, ops that missed L3 (L3MissOnly)");
+
+	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, zen3, EMBM_IBS_FAKE_TYPE,
+						     &args, d, &why));
+	KUNIT_EXPECT_EQ(test, IBS_OP_CNT_CTL, d[0].attr.config);
+	KUNIT_EXPECT_FALSE(test, d[0].attr.config & IBS_OP_L3MISSONLY);
+	KUNIT_EXPECT_STREQ(test, why, "AMD IBS op sampling, every op (no L3MissOnly before Zen 4)");
+
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP,
+			embm_ibs_setup_caps(true, zen3 & ~IBS_CAPS_OPCNT, EMBM_IBS_FAKE_TYPE,
+					    &args, d, &why));
+	KUNIT_EXPECT_STREQ(test, why, "IBS cannot count ops (no IbsOpCnt)");
+}
+
+/*
+ * get_ibs_caps() is 0 both without IBS and when amd_ibs_init() failed:
+ * X86_FEATURE_IBS tells them apart.  ibs_op missing counts as the latter.
+ */
+static void embm_ibs_avail_test(struct kunit *test)
+{
+	struct embm_source_args args = {};
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_ibs_setup_caps(false, 0, -ENODEV, &args,
+							       d, &why));
+	KUNIT_EXPECT_STREQ(test, why, "CPU has no IBS");
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_ibs_setup_caps(true, 0, -ENODEV, &args,
+							       d, &why));
+	KUNIT_EXPECT_STREQ(test, why, "IBS present but its driver did not initialise (see dmesg)");
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP,
+			embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4, -ENODEV, &args, d, &why));
+	KUNIT_EXPECT_STREQ(test, why, "IBS present but its driver did not initialise (see dmesg)");
+	/* Availability comes first: a bad period on a CPU without IBS says so. */
+	args.period = 100;
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_ibs_setup_caps(false, 0, -ENODEV, &args,
+							       d, &why));
+	KUNIT_EXPECT_STREQ(test, why, "CPU has no IBS");
+}
+
+/*
+ * embm's permission checks hold for ibs_op's type, and for no other
+ * dynamic type; without ibs_op (this machine, most likely), for none.
+ */
+static void embm_ibs_attr_ok_test(struct kunit *test)
+{
+	struct embm_source_args args = {};
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const char *why;
+	struct perf_event_attr a;
+
+	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
+						     EMBM_IBS_FAKE_TYPE, &args, d, &why));
+	if (embm_ibs_op_type() < 0)
+		KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&d[0].attr));
+
+	kunit_activate_static_stub(test, embm_ibs_op_type, embm_ibs_fake_type);
+	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&d[0].attr));
+	a = d[0].attr;
+	a.type = EMBM_IBS_FAKE_TYPE + 1;
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	a = d[0].attr;
+	a.sample_type |= PERF_SAMPLE_REGS_INTR;
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_TRUE(test, embm_source_pmu_ok(PERF_TYPE_RAW));
+	kunit_deactivate_static_stub(test, embm_ibs_op_type);
+}
+
 static struct kunit_case embm_ibs_test_cases[] = {
 	KUNIT_CASE(embm_ibs_test),
+	KUNIT_CASE(embm_ibs_period_test),
+	KUNIT_CASE(embm_ibs_caps_test),
+	KUNIT_CASE(embm_ibs_avail_test),
+	KUNIT_CASE(embm_ibs_attr_ok_test),
 	{}
 };
 
