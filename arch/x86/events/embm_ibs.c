@@ -47,11 +47,12 @@
  * The default period, in dispatched ops.  ibs_op interrupts (an NMI) at
  * most once per tagged op, so a busy CPU takes at most ops/s / period of
  * them.  A Zen 4 core dispatches at most 6 ops a cycle (its op queue's
- * output) and runs at up to 5.7 GHz (Ryzen 9 7950X): 34.2e9 ops/s, so at
- * most 34,200 NMIs/s at 1,000,000.  At an assumed 2 ops a cycle and
- * 3.5 GHz, 7,000/s (100,000 gave 70,000).  Both are under perf's default
- * perf_event_max_sample_rate, 100,000/s, above which perf throttles an
- * event.  With l3missonly tagging still happens every period, but only
+ * output: AnandTech's Zen 4 review, Sep 2022) and runs at up to 5.7 GHz
+ * (Ryzen 9 7950X, AMD at GDC 2024): 34.2e9 ops/s, so at most 34,200
+ * NMIs/s at 1,000,000 (embm-events.rst, "Interrupt rate").  At an
+ * assumed, not measured, 2 ops a cycle and 3.5 GHz, 7,000/s (100,000
+ * gave 70,000).  Both are under perf's default perf_event_max_sample_rate,
+ * 100,000/s, above which perf throttles an event.  With l3missonly tagging still happens every period, but only
  * tagged ops that missed L3 interrupt: the bound holds, the rate is the
  * bound times the share of ops that miss L3.  A multiple of 16
  * (IbsOpMaxCnt counts in 16s) and at most IBS_OP_MAX_CNT << 4 = 1,048,560,
