@@ -52,12 +52,13 @@
  * NMIs/s at 1,000,000 (embm-events.rst, "Interrupt rate").  At an
  * assumed, not measured, 2 ops a cycle and 3.5 GHz, 7,000/s (100,000
  * gave 70,000).  Both are under perf's default perf_event_max_sample_rate,
- * 100,000/s, above which perf throttles an event.  With l3missonly tagging still happens every period, but only
- * tagged ops that missed L3 interrupt: the bound holds, the rate is the
- * bound times the share of ops that miss L3.  A multiple of 16
- * (IbsOpMaxCnt counts in 16s) and at most IBS_OP_MAX_CNT << 4 = 1,048,560,
- * the largest period without IBS_CAPS_OPCNTEXT: above that perf splits a
- * period in hardware periods of that size, an NMI each.  With
+ * 100,000/s, above which perf throttles an event.  With l3missonly
+ * tagging still happens every period, but only tagged ops that missed L3
+ * interrupt: the bound holds, the rate is the bound times the share of
+ * ops that miss L3.  A multiple of 16 (IbsOpMaxCnt counts in 16s) and at
+ * most IBS_OP_MAX_CNT << 4 = 1,048,560, the largest period without
+ * IBS_CAPS_OPCNTEXT: above that perf splits a period in hardware periods
+ * of that size, an NMI each.  With
  * IBS_CAPS_RDWROPCNT perf_ibs_handle_irq() starts each count from the
  * random IbsOpCurCnt[6:0] the hardware left (see get_ibs_op_count()), so
  * intervals are period - 127 to period ops; each sample stands for period.
