@@ -1141,6 +1141,19 @@ static void ksamplingd_knobs(struct embm_sampler *s)
 	embm_knobs_get(&cfg);
 	period = embm_align_period(s, cfg.period ?: s->src->period);
 	store = embm_align_period(s, cfg.store_period ?: s->src->store_period);
+	/*
+	 * Below the source's least (ibs: 144), refused as setup() refuses it
+	 * at start: 6.12's ibs_op would program it (no check_period()).
+	 */
+	if (period < s->src->min_period) {
+		mutex_lock(&s->lock);
+		s->status.period_errors++;
+		snprintf(s->status.period_why, sizeof(s->status.period_why),
+			 "knob: period %llu below %s's least, %llu: refused", period,
+			 s->src->name, s->src->min_period);
+		mutex_unlock(&s->lock);
+		return;
+	}
 	if (period != s->status.period || store != s->status.store_period) {
 		snprintf(why, sizeof(why), "knob: period %llu, store_period %llu", period, store);
 		/* Refused: the periods, and the base, stay (period_errors). */

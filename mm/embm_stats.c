@@ -594,8 +594,8 @@ static u64 embm_stats_scaled_sum(const u64 *per_kind, const struct embm_kind_sta
  * @kinds:     what perf says of each kind of event (the sampler's status)
  * @nr_kinds:  how many
  *
- * For a source whose every sample has a data source (IBS, which samples
- * every op), the estimated accesses served by memory; for the others, those
+ * For a source whose every sample has a data source (IBS), the estimated
+ * accesses served by memory; for the others, those
  * not served by a cache (all of them, for sources without a data source):
  * each sample weighted by its period, so that the shares stay right when
  * the period moves during a session, and each kind scaled as
