@@ -223,7 +223,8 @@ static void embm_served_by_test(struct kunit *test)
 		  EMBM_SERVED_UNKNOWN },
 		{ P(OP, LOAD) | L(L3) | LEVEL(L3) | P(SNOOP, HIT) | (0x02ULL << 46),
 		  EMBM_SERVED_CACHE },
-		{ P(OP, LOAD) | P(LVL, HIT) | (0x07ULL << PERF_MEM_LVLNUM_SHIFT), EMBM_SERVED_CACHE },
+		{ P(OP, LOAD) | P(LVL, HIT) | (0x07ULL << PERF_MEM_LVLNUM_SHIFT),
+		  EMBM_SERVED_CACHE },
 	};
 	int i;
 

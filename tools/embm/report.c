@@ -482,7 +482,6 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 			n->share, unit(r), n->accesses, n->pages);
 		if (has(r, EMBM_HAS_OP))
 			fprintf(f, "\"loads\": %llu, \"stores\": %llu, ", n->loads, n->stores);
-		if (has(r, EMBM_HAS_LATENCY))
 		if (has(r, EMBM_HAS_LATENCY)) {
 			fprintf(f, "\"lat_samples\": %llu, \"lat_mean_cycles\": %llu, ",
 				n->lat_samples, n->lat_mean);
