@@ -197,7 +197,10 @@ enum embm_served embm_served_by(u64 data_src);
  *			valid only for cacheable loads that missed the data
  *			cache; Intel's is of a path no DRAM load takes.
  * @EMBM_LAT_IO:	I/O served it (Intel dse 0xe).
- * @EMBM_LAT_NO_SRC:	it has no data source: nothing says what served it.
+ * @EMBM_LAT_UNKNOWN:	its data source says neither memory nor a miss of
+ *			L3: none at all, "not available" (an IBS DataSrc of
+ *			0 or unlisted, Zen 3's erratum 1293 L2 hits), or a
+ *			reserved encoding.
  * @EMBM_LAT_NR:	how many reasons.
  *
  * Every other sample with a latency keeps it: its node comes from its
@@ -209,7 +212,7 @@ enum embm_lat_drop {
 	EMBM_LAT_CACHE,
 	EMBM_LAT_UNCACHED,
 	EMBM_LAT_IO,
-	EMBM_LAT_NO_SRC,
+	EMBM_LAT_UNKNOWN,
 	EMBM_LAT_NR,
 };
 
@@ -230,6 +233,7 @@ enum embm_tier {
 };
 
 #define EMBM_LAT_BUCKETS	32	/* log2 buckets of latency in cycles */
+#define EMBM_THROTTLE_MAX	8	/* the most throttling scales a kind by */
 #define EMBM_PAGES_BITS		20	/* distinct-page bitmap: 2^20 bits a node */
 
 /**

@@ -142,7 +142,7 @@ static void embm_show_lat_dropped(struct seq_file *m, const struct embm_stats *s
 		[EMBM_LAT_CACHE]	= "cache",
 		[EMBM_LAT_UNCACHED]	= "uncached",
 		[EMBM_LAT_IO]		= "io",
-		[EMBM_LAT_NO_SRC]	= "nosrc",
+		[EMBM_LAT_UNKNOWN]	= "unknown",
 	};
 	int r, nid;
 
@@ -309,7 +309,7 @@ static int embm_latency_show(struct seq_file *m, void *p)
 		return err;
 	st = v->stats;
 	/* Buckets of estimated accesses, as lat_accesses (struct embm_node_stats). */
-	seq_puts(m, "node lat_samples lat_accesses dropped_cache dropped_uncached dropped_io dropped_nosrc");
+	seq_puts(m, "node lat_samples lat_accesses dropped_cache dropped_uncached dropped_io dropped_unknown");
 	for (b = 0; b < EMBM_LAT_BUCKETS; b++)
 		seq_printf(m, " lt%llu", 2ULL << b);
 	seq_puts(m, "\n");
@@ -319,7 +319,7 @@ static int embm_latency_show(struct seq_file *m, void *p)
 		seq_printf(m, "%d %llu %llu %llu %llu %llu %llu", order[i], ns->lat_samples,
 			   ns->lat_weight, ns->lat_dropped[EMBM_LAT_CACHE],
 			   ns->lat_dropped[EMBM_LAT_UNCACHED], ns->lat_dropped[EMBM_LAT_IO],
-			   ns->lat_dropped[EMBM_LAT_NO_SRC]);
+			   ns->lat_dropped[EMBM_LAT_UNKNOWN]);
 		for (b = 0; b < EMBM_LAT_BUCKETS; b++)
 			seq_printf(m, " %llu", ns->lat_hist[b]);
 		seq_puts(m, "\n");

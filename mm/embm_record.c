@@ -194,10 +194,10 @@ enum embm_served embm_served_by(u64 data_src)
  * @data_src: the sample's data source; 0 when it has none
  *
  * The latency figures are of the accesses memory served, and the node is
- * the physical address's: what the data source must rule out is a cache,
- * I/O or an uncached access, not name the memory.  A level that missed
- * with no destination (Intel's dse 0x0, perhaps CXL) keeps its latency;
- * a latency with no data source at all does not.
+ * the physical address's: the data source must rule out a cache, I/O and
+ * an uncached access, and say memory or an L3 miss, not name the memory.
+ * A level that missed L3 with no destination (Intel's dse 0x0, perhaps
+ * CXL) keeps its latency; a source that says nothing does not.
  *
  * Context: any.
  * Return: an enum embm_lat_drop reason, or -1 if the latency counts.
@@ -207,7 +207,7 @@ int embm_lat_drop(u64 data_src)
 	union perf_mem_data_src d = { .val = data_src };
 
 	if (!data_src)
-		return EMBM_LAT_NO_SRC;
+		return EMBM_LAT_UNKNOWN;
 	if (embm_served_by(data_src) == EMBM_SERVED_CACHE)
 		return EMBM_LAT_CACHE;
 	if (d.mem_lvl_num == PERF_MEM_LVLNUM_UNC || (d.mem_lvl & PERF_MEM_LVL_UNC))
@@ -215,7 +215,13 @@ int embm_lat_drop(u64 data_src)
 	if (d.mem_lvl_num == PERF_MEM_LVLNUM_IO || (d.mem_lvl & PERF_MEM_LVL_IO) ||
 	    EMBM_MEM_REGION(data_src) == EMBM_MEM_REGION_MMIO)
 		return EMBM_LAT_IO;
-	return -1;
+	if (embm_served_by(data_src) == EMBM_SERVED_MEM)
+		return -1;
+	/* Missed L3: memory, a remote cache being named apart (dse 0x8-0xd). */
+	if ((d.mem_lvl & PERF_MEM_LVL_MISS) &&
+	    (d.mem_lvl_num == PERF_MEM_LVLNUM_L3 || (d.mem_lvl & PERF_MEM_LVL_L3)))
+		return -1;
+	return EMBM_LAT_UNKNOWN;
 }
 
 /**

@@ -338,7 +338,7 @@ static void embm_lat_drop_test(struct kunit *test)
 		u64 src;
 		int want;
 	} cases[] = {
-		{ 0, EMBM_LAT_NO_SRC },
+		{ 0, EMBM_LAT_UNKNOWN },
 		/* dse 0x0: L3 miss, source unknown; CXL may report it. */
 		{ P(OP, LOAD) | P(LVL, MISS) | LEVEL(L3) | P(SNOOP, NA), -1 },
 		{ OP_LH | P(LVL, L1) | LEVEL(L1) | P(SNOOP, NONE), EMBM_LAT_CACHE },
@@ -361,6 +361,10 @@ static void embm_lat_drop_test(struct kunit *test)
 		{ P(OP, LOAD) | L(LOC_RAM) | LEVEL(RAM), -1 },
 		{ P(OP, LOAD) | L(L2) | LEVEL(L2), EMBM_LAT_CACHE },
 		{ P(OP, LOAD) | L(UNC) | LEVEL(UNC), EMBM_LAT_UNCACHED },
+		/* IBS: a DC-miss load whose DataSrc says nothing (NA). */
+		{ P(OP, LOAD) | P(LVL, NA) | LEVEL(NA), EMBM_LAT_UNKNOWN },
+		/* An L2 miss alone: it may have hit L3. */
+		{ P(OP, LOAD) | P(LVL, MISS) | LEVEL(L2), EMBM_LAT_UNKNOWN },
 		/* Diamond Rapids (Linux 7.0): memory region 0 keeps it, MMIO does not. */
 		{ P(OP, LOAD) | L(LOC_RAM) | LEVEL(RAM) | P(SNOOP, HIT) | (0x08ULL << 46), -1 },
 		{ P(OP, LOAD) | P(LVL, HIT) | LEVEL(RAM) | P(SNOOP, HIT) | (0x07ULL << 46),

@@ -46,6 +46,7 @@
 #include <linux/perf_kernel_rb.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/cputime.h>
 #include <linux/security.h>
 #include <linux/sched/signal.h>
@@ -122,8 +123,13 @@ struct embm_cpu {
  * @direct:	 one of them is direct: each CPU gets a queue.
  * @queue_bytes: the memory of the queues now.
  * @ids:	 event id -> index in @descs, for the samples' IDENTIFIER.
- * @throttles:	 event (stream) id -> the perf time it was throttled at, for
- *		 each event throttled now (ksamplingd_throttle()).
+ * @throttles:	 event (stream) id -> the perf time it was throttled at and
+ *		 its kind (EMBM_THROTTLE_MARK()), for each event throttled
+ *		 now (ksamplingd_throttle()).
+ * @throttled_ns: per kind, the time its events ran throttled, as the
+ *		 records drained so far say; published with the counts read
+ *		 after those drains (__embm_publish_kinds()), so that it is
+ *		 of the same time as the time running it corrects.
  * @cpu:	 per possible CPU.
  * @tasks:	 the target's threads that have events of their own (not
  *		 inherited), referenced, sorted by address.
@@ -178,6 +184,7 @@ struct embm_sampler {
 	u64 queue_bytes;
 	struct xarray ids;
 	struct xarray throttles;
+	u64 throttled_ns[EMBM_MAX_EVENTS];
 	struct embm_cpu *cpu;
 	struct task_struct **tasks;
 	unsigned int nr_tasks;
@@ -568,6 +575,7 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 		s->status.kind[d].weight = weight[d];
 		/* The losses of the same drains, for the calibration. */
 		s->status.kind[d].lost_read = s->status.kind[d].lost_weight;
+		s->status.kind[d].throttled_ns = s->throttled_ns[d];
 	}
 }
 
@@ -581,6 +589,8 @@ static void __embm_publish_kinds(struct embm_sampler *s,
  * Context: ksamplingd, or the stop with
  * ksamplingd gone; caller holds s->lock if @locked.
  */
+static void __ksamplingd_throttle_sweep(struct embm_sampler *s);
+
 static void embm_read_kinds(struct embm_sampler *s, bool locked)
 {
 	u64 weight[EMBM_MAX_EVENTS];
@@ -610,6 +620,7 @@ static void embm_read_kinds(struct embm_sampler *s, bool locked)
 	embm_stats_kind_weights(s->st, weight, s->nr_descs);
 	if (!locked)
 		mutex_lock(&s->lock);
+	__ksamplingd_throttle_sweep(s);
 	__embm_publish_kinds(s, sums, weight);
 	if (!locked)
 		mutex_unlock(&s->lock);
@@ -719,6 +730,12 @@ static void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
  * it; at most a tick too much when the thread slept).  A record lost with
  * a full buffer leaves its interval out.  Caller holds s->lock; may sleep.
  */
+/* An event throttled at @time (below 2^60 ns) of kind @kind, in @throttles. */
+#define EMBM_THROTTLE_MARK(time, kind)	xa_mk_value(((time) << 3) | (kind))
+#define EMBM_THROTTLE_TIME(entry)	(xa_to_value(entry) >> 3)
+#define EMBM_THROTTLE_KIND(entry)	(xa_to_value(entry) & 7)
+static_assert(EMBM_MAX_EVENTS <= 8);
+
 static void ksamplingd_throttle(struct embm_sampler *s, const struct perf_event_header *hdr)
 {
 	u64 time, id, stream;
@@ -737,16 +754,42 @@ static void ksamplingd_throttle(struct embm_sampler *s, const struct perf_event_
 	kind = xa_to_value(entry);
 	if (hdr->type == PERF_RECORD_THROTTLE) {
 		s->status.throttled++;
-		/* Without memory, the interval is not corrected for. */
-		if (time <= LONG_MAX >> 1)
-			xa_store(&s->throttles, stream, xa_mk_value(time), GFP_KERNEL_ACCOUNT);
+		/*
+		 * Without memory the interval is not corrected for: no
+		 * reclaim with the results' lock held, where readers wait.
+		 */
+		if (time < BIT_ULL(60))
+			xa_store(&s->throttles, stream, EMBM_THROTTLE_MARK(time, kind),
+				 GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
 		return;
 	}
 	s->status.unthrottled++;
 	old = xa_erase(&s->throttles, stream);
-	if (old && time > xa_to_value(old))
-		s->status.kind[kind].throttled_ns += min_t(u64, time - xa_to_value(old),
-							   TICK_NSEC);
+	if (old && time > EMBM_THROTTLE_TIME(old))
+		s->throttled_ns[kind] += min_t(u64, time - EMBM_THROTTLE_TIME(old), TICK_NSEC);
+}
+
+/*
+ * Events throttled more than a tick ago whose UNTHROTTLE has not come: an
+ * inherited child that exited throttled, an event closed throttled, or a
+ * thread that has not run since.  Each ran throttled at most a tick: that
+ * is credited now and the entry dropped, so that @throttles holds only
+ * the events throttled in the last tick.  The record times are perf's
+ * clock, local_clock() (embm sets no clockid).  Caller holds s->lock.
+ */
+static void __ksamplingd_throttle_sweep(struct embm_sampler *s)
+{
+	u64 now = local_clock();
+	unsigned long stream;
+	void *entry;
+
+	xa_for_each(&s->throttles, stream, entry) {
+		/* Signed: another CPU's clock may be a little ahead. */
+		if ((s64)(now - EMBM_THROTTLE_TIME(entry)) <= (s64)TICK_NSEC)
+			continue;
+		s->throttled_ns[EMBM_THROTTLE_KIND(entry)] += TICK_NSEC;
+		xa_erase(&s->throttles, stream);
+	}
 }
 
 static void embm_drain_record(const struct perf_event_header *hdr, void *arg)
@@ -1599,6 +1642,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	s->direct = false;
 	memset(s->closed, 0, sizeof(s->closed));
 	memset(s->status.kind, 0, sizeof(s->status.kind));
+	memset(s->throttled_ns, 0, sizeof(s->throttled_ns));
 	s->status.nr_kinds = 0;
 	err = src->setup(&args, s->descs, why);
 	if (err < 0)

@@ -527,6 +527,14 @@ bool embm_stats_identity_ok(const struct embm_stats *st)
 			      embm_stats_device(st);
 }
 
+/* @a * @b / @c, U64_MAX where it does not fit (x86's divq would fault). */
+static u64 embm_mul_div_sat(u64 a, u64 b, u64 c)
+{
+	if (mul_u64_u64_shr(a, b, 64) >= c)
+		return U64_MAX;
+	return mul_u64_u64_div_u64(a, b, c);
+}
+
 /**
  * embm_stats_scale() - one kind's estimate, scaled as perf's count says
  * @est: accesses of one kind's samples: the sum of their periods (times
@@ -537,8 +545,10 @@ bool embm_stats_identity_ok(const struct embm_stats *st)
  * multiplexed count: a kind that was on the PMU half the time it was
  * enabled stands for twice its samples.  A kind never on the PMU has no
  * samples to scale.  The time it ran throttled (@throttled_ns) is taken
- * out of its time running first: perf leaves a throttled event on the
- * PMU, taking no samples.
+ * out of its time running first, which then counts for at least
+ * 1/EMBM_THROTTLE_MAX of itself: perf leaves a throttled event on the
+ * PMU, taking no samples.  An estimate that would not fit in a u64 is
+ * U64_MAX.
  *
  * A kind whose samples carry no period in their record (@by_count:
  * software events, whose period the direct handler queues) is calibrated
@@ -555,23 +565,29 @@ bool embm_stats_identity_ok(const struct embm_stats *st)
  */
 u64 embm_stats_scale(u64 est, const struct embm_kind_stats *ks)
 {
+	u64 ran, whole;
+
 	if (!est)
 		return 0;
 	if (ks->by_count) {
 		if (ks->weight && ks->count > ks->lost_read)
-			est = mul_u64_u64_div_u64(est, ks->count - ks->lost_read, ks->weight);
-	} else if (ks->running) {
-		/*
-		 * The time it ran throttled took no samples
-		 * (ksamplingd_throttle()); more than its time running is
-		 * records that do not fit, and nothing is corrected.
-		 */
-		u64 ran = ks->throttled_ns < ks->running ?
-			  ks->running - ks->throttled_ns : ks->running;
-
-		if (ran < ks->enabled)
-			est = mul_u64_u64_div_u64(est, ks->enabled, ran);
+			est = embm_mul_div_sat(est, ks->count - ks->lost_read, ks->weight);
+		return est;
 	}
+	if (!ks->running)
+		return est;
+	/*
+	 * The time it ran throttled took no samples (ksamplingd_throttle()):
+	 * its samples stand for running / (running - throttled) times as
+	 * many, at most EMBM_THROTTLE_MAX times (records that do not fit,
+	 * a tick credited too many).  Then multiplexing, if it ran less
+	 * than it was enabled.
+	 */
+	ran = max3(ks->running - min(ks->throttled_ns, ks->running),
+		   ks->running / EMBM_THROTTLE_MAX, 1ULL);
+	whole = max(ks->enabled, ks->running);
+	if (ran < whole)
+		est = embm_mul_div_sat(est, whole, ran);
 	return est;
 }
 

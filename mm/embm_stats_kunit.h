@@ -75,7 +75,7 @@ static void embm_stats_add_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1ULL, st->no_phys);
 	KUNIT_EXPECT_EQ(test, 1ULL, st->latency_only);
 	KUNIT_EXPECT_TRUE(test, embm_stats_identity_ok(st));
-	KUNIT_EXPECT_EQ(test, 1ULL, st->node[nid].lat_dropped[EMBM_LAT_NO_SRC]);
+	KUNIT_EXPECT_EQ(test, 1ULL, st->node[nid].lat_dropped[EMBM_LAT_UNKNOWN]);
 	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].lat_dropped[EMBM_LAT_CACHE]);
 	KUNIT_EXPECT_EQ(test, 10ULL, st->node[nid].samples);
 	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].cache);
@@ -207,9 +207,23 @@ static void embm_throttle_scale_test(struct kunit *test)
 	/* Multiplexed too: enabled 2,000, on the PMU 1,000, 500 of it throttled. */
 	ks.enabled = 2000;
 	KUNIT_EXPECT_EQ(test, 400ULL, embm_stats_scale(100, &ks));
-	/* More throttled than it ran: records that do not fit, not corrected. */
+	/* More throttled than it ran (a count read late): at most 8 times. */
 	ks.throttled_ns = 5000;
+	KUNIT_EXPECT_EQ(test, 1600ULL, embm_stats_scale(100, &ks));
+	/* Ran more than enabled (events of a CPU that came online): throttling alone. */
+	ks.enabled = 1000;
+	ks.running = 2000;
+	ks.throttled_ns = 1000;
 	KUNIT_EXPECT_EQ(test, 200ULL, embm_stats_scale(100, &ks));
+	/* Past a u64: saturated, not a divide error. */
+	ks.enabled = 1ULL << 40;
+	ks.running = 1;
+	ks.throttled_ns = 0;
+	KUNIT_EXPECT_EQ(test, U64_MAX, embm_stats_scale(1ULL << 62, &ks));
+	ks.by_count = true;
+	ks.weight = 1;
+	ks.count = 1ULL << 40;
+	KUNIT_EXPECT_EQ(test, U64_MAX, embm_stats_scale(1ULL << 62, &ks));
 }
 
 /*

@@ -215,7 +215,7 @@ static const struct col lat_cols[] = {
 	COL("dropped_cache", COL_ULL, struct embm_node, lat_dropped_cache),
 	COL("dropped_uncached", COL_ULL, struct embm_node, lat_dropped_uncached),
 	COL("dropped_io", COL_ULL, struct embm_node, lat_dropped_io),
-	COL("dropped_nosrc", COL_ULL, struct embm_node, lat_dropped_nosrc),
+	COL("dropped_unknown", COL_ULL, struct embm_node, lat_dropped_unknown),
 };
 
 static const struct col window_cols[] = {
@@ -348,20 +348,22 @@ int embm_proc_read_nodes(const char *dir, struct embm_node *nodes, int max)
  * @nodes: the @n rows embm_proc_read_nodes() read; each gets its node's
  *	   lat_dropped_* (0 for a node the file lacks)
  * @n:	   how many
+ * @max:   the most rows to read: a node may have come since @nodes were
+ *	   read, a file later
  *
  * Return: 0, or -1 with errno set.
  */
-int embm_proc_read_lat_dropped(const char *dir, struct embm_node *nodes, int n)
+int embm_proc_read_lat_dropped(const char *dir, struct embm_node *nodes, int n, int max)
 {
 	struct embm_node *lat;
 	int nr, i, j;
 
 	if (n <= 0)
 		return 0;
-	lat = calloc(n, sizeof(*lat));
+	lat = calloc(max, sizeof(*lat));
 	if (!lat)
 		return -1;
-	nr = read_table(dir, "latency", lat_cols, ARRAY_SIZE(lat_cols), lat, sizeof(*lat), n);
+	nr = read_table(dir, "latency", lat_cols, ARRAY_SIZE(lat_cols), lat, sizeof(*lat), max);
 	for (i = 0; i < nr; i++) {
 		for (j = 0; j < n; j++) {
 			if (nodes[j].node != lat[i].node)
@@ -369,7 +371,7 @@ int embm_proc_read_lat_dropped(const char *dir, struct embm_node *nodes, int n)
 			nodes[j].lat_dropped_cache = lat[i].lat_dropped_cache;
 			nodes[j].lat_dropped_uncached = lat[i].lat_dropped_uncached;
 			nodes[j].lat_dropped_io = lat[i].lat_dropped_io;
-			nodes[j].lat_dropped_nosrc = lat[i].lat_dropped_nosrc;
+			nodes[j].lat_dropped_unknown = lat[i].lat_dropped_unknown;
 		}
 	}
 	free(lat);

@@ -50,7 +50,7 @@ struct embm_node {
 			   lat_mean, pages, cache, mem, cxl;
 	/* From /proc/embm/latency: samples whose latency was left out, by why. */
 	unsigned long long lat_dropped_cache, lat_dropped_uncached, lat_dropped_io,
-			   lat_dropped_nosrc;
+			   lat_dropped_unknown;
 	double share;
 	bool study;
 	char windows[EMBM_PROC_LIST];
@@ -88,7 +88,7 @@ long long embm_proc_status_ll(const struct embm_proc_status *st, const char *key
 const struct embm_event *embm_proc_status_event(const struct embm_proc_status *st,
 						const char *name);
 int embm_proc_read_nodes(const char *dir, struct embm_node *nodes, int max);
-int embm_proc_read_lat_dropped(const char *dir, struct embm_node *nodes, int n);
+int embm_proc_read_lat_dropped(const char *dir, struct embm_node *nodes, int n, int max);
 int embm_proc_read_hot(const char *dir, struct embm_hot *hot, int max);
 int embm_proc_read_windows(const char *dir, struct embm_cxl_window *w, int max);
 int embm_proc_read_matrix(const char *dir, struct embm_matrix *m, int max);

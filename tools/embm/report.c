@@ -38,7 +38,7 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		{ "lat_dropped_cache", &r->lat_dropped_cache },
 		{ "lat_dropped_uncached", &r->lat_dropped_uncached },
 		{ "lat_dropped_io", &r->lat_dropped_io },
-		{ "lat_dropped_nosrc", &r->lat_dropped_nosrc },
+		{ "lat_dropped_unknown", &r->lat_dropped_unknown },
 		{ "lost", &r->lost }, { "throttled", &r->throttled },
 		{ "bad_records", &r->bad_records }, { "events", &r->events },
 		{ "ksamplingd_cpu_ms", &r->cpu_ms },
@@ -134,9 +134,11 @@ int embm_report_read(struct embm_report *r, const char *dir)
 	if (!strcmp(r->state, "idle"))
 		return 0;
 	n = embm_proc_read_nodes(dir, r->nodes, EMBM_TOOLS_MAX_NODES);
-	if (n < 0 || embm_proc_read_lat_dropped(dir, r->nodes, n))
+	if (n < 0)
 		return -1;
 	r->nr_nodes = n;
+	/* Without them, the dropped latencies read 0: the report stands. */
+	embm_proc_read_lat_dropped(dir, r->nodes, n, EMBM_TOOLS_MAX_NODES);
 	r->hot = calloc(EMBM_TOOLS_MAX_HOT, sizeof(*r->hot));
 	if (!r->hot)
 		return -1;
@@ -314,11 +316,11 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		fprintf(f, "throttled by perf (accesses scaled up for the time):\n%s",
 			r->throttled_kinds);
 	if (r->lat_dropped_cache + r->lat_dropped_uncached + r->lat_dropped_io +
-	    r->lat_dropped_nosrc)
+	    r->lat_dropped_unknown)
 		fprintf(f,
 			"latency left out: %llu served by a cache, %llu uncached, %llu I/O, %llu without a data source\n",
 			r->lat_dropped_cache, r->lat_dropped_uncached, r->lat_dropped_io,
-			r->lat_dropped_nosrc);
+			r->lat_dropped_unknown);
 	if (r->hotplug_busy)
 		fprintf(f, "not placed: %llu samples taken during memory or CPU hotplug\n",
 			r->hotplug_busy);
@@ -488,8 +490,8 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 			/* Samples whose latency was left out, by why. */
 			fprintf(f, "\"lat_dropped\": {\"cache\": %llu, \"uncached\": %llu, ",
 				n->lat_dropped_cache, n->lat_dropped_uncached);
-			fprintf(f, "\"io\": %llu, \"nosrc\": %llu}, ", n->lat_dropped_io,
-				n->lat_dropped_nosrc);
+			fprintf(f, "\"io\": %llu, \"unknown\": %llu}, ", n->lat_dropped_io,
+				n->lat_dropped_unknown);
 		}
 		if (has(r, EMBM_HAS_DATA_SRC))
 			fprintf(f, "\"cache\": %llu, \"memory\": %llu, ", n->cache, n->mem);

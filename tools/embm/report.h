@@ -39,7 +39,7 @@ struct embm_report {
 			   lost_events, throttled, bad_records, cpu_ms, cpu_permille, events,
 			   cpu_budget, budget_used, sample_cost_ns, hotplug_busy, latency_only,
 			   lat_dropped_cache, lat_dropped_uncached, lat_dropped_io,
-			   lat_dropped_nosrc, throttled_ms;
+			   lat_dropped_unknown, throttled_ms;
 	char throttled_kinds[8 * 96];	/* "  NAME N ms of M ms running" lines */
 	char cpus[256];
 	int nr_nodes;

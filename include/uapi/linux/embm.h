@@ -55,6 +55,6 @@
 #define EMBM_NODE_NONE		(-1)
 
 /* Version of the text layout of the files in /proc/embm/. */
-#define EMBM_PROC_VERSION	4
+#define EMBM_PROC_VERSION	5
 
 #endif /* _UAPI_LINUX_EMBM_H */

@@ -186,9 +186,9 @@ check "embm-stat --once and --json" sh -c \
 # 12: every /proc/embm file starts with the version the tools know
 v=1
 for f in status nodes matrix latency hotpages windows; do
-	[ "$(head -n 1 /proc/embm/$f)" = "version 4" ] || v=0
+	[ "$(head -n 1 /proc/embm/$f)" = "version 5" ] || v=0
 done
-check "procfs files are version 4 (EMBM_PROC_VERSION)" [ $v = 1 ]
+check "procfs files are version 5 (EMBM_PROC_VERSION)" [ $v = 1 ]
 
 # 13: no uncore PMU here (QEMU): one line says why, in both forms, and the
 # rest of the report is as it was (test 4 read the JSON of test 4's run);

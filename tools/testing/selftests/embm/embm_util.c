@@ -170,13 +170,12 @@ int embm_read_nodes(struct embm_node *rows)
 	struct embm_node *list;
 	int n, i;
 
-	if (!embm_status_adds_up())
-		return -1;
-	list = calloc(EMBM_MAX_NODES, sizeof(*list));
-
 	memset(rows, 0, EMBM_MAX_NODES * sizeof(*rows));
 	for (i = 0; i < EMBM_MAX_NODES; i++)
 		rows[i].node = -1;
+	if (!embm_status_adds_up())
+		return -1;
+	list = calloc(EMBM_MAX_NODES, sizeof(*list));
 	if (!list)
 		return -1;
 	n = embm_proc_read_nodes(EMBM_PROC_DIR, list, EMBM_MAX_NODES);
