@@ -1188,11 +1188,11 @@ static void ksamplingd_knobs(struct embm_sampler *s)
 	 * Below the source's least (ibs: 144), refused as setup() refuses it
 	 * at start: 6.12's ibs_op would program it (no check_period()).
 	 */
-	if (period < s->src->min_period) {
+	if (cfg.period && cfg.period < s->src->min_period) {
 		mutex_lock(&s->lock);
 		s->status.period_errors++;
 		snprintf(s->status.period_why, sizeof(s->status.period_why),
-			 "knob: period %llu below %s's least, %llu: refused", period,
+			 "knob: period %llu below %s's least, %llu: refused", cfg.period,
 			 s->src->name, s->src->min_period);
 		mutex_unlock(&s->lock);
 		return;

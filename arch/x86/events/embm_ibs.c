@@ -43,6 +43,9 @@
  */
 #define EMBM_IBS_MIN_PERIOD	144
 
+#define EMBM_IBS_NOT_REGISTERED \
+	"IBS present but ibs_op not registered (its driver failed: see dmesg; or not built)"
+
 /*
  * The default period, in dispatched ops.  ibs_op interrupts (an NMI) at
  * most once per tagged op, so a busy CPU takes at most ops/s / period of
@@ -58,10 +61,10 @@
  * ops that miss L3.  A multiple of 16 (IbsOpMaxCnt counts in 16s) and at
  * most IBS_OP_MAX_CNT << 4 = 1,048,560, the largest period without
  * IBS_CAPS_OPCNTEXT: above that perf splits a period in hardware periods
- * of that size, an NMI each.  With
- * IBS_CAPS_RDWROPCNT perf_ibs_handle_irq() starts each count from the
- * random IbsOpCurCnt[6:0] the hardware left (see get_ibs_op_count()), so
- * intervals are period - 127 to period ops; each sample stands for period.
+ * of that size, an NMI each.  With IBS_CAPS_RDWROPCNT perf_ibs_handle_irq()
+ * starts each count from the random IbsOpCurCnt[6:0] the hardware left
+ * (see get_ibs_op_count()), so intervals are period - 127 to period ops;
+ * each sample stands for period.
  */
 #define EMBM_IBS_PERIOD		1000000
 
@@ -152,8 +155,7 @@ static int embm_ibs_setup_caps(bool has_ibs, u32 caps, int type,
 		 * firmware bug (FW_BUG: no IBS interrupt offset); ibs_op is
 		 * missing when its registration failed after that.
 		 */
-		*why = has_ibs ? "IBS present but its driver did not initialise (see dmesg)" :
-				 "CPU has no IBS";
+		*why = has_ibs ? EMBM_IBS_NOT_REGISTERED : "CPU has no IBS";
 		return -EOPNOTSUPP;
 	}
 	/* perf_ibs_op_init() takes IbsOpCntCtl only with IbsOpCnt. */

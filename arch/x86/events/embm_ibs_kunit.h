@@ -28,6 +28,11 @@ static void ibs_raw(u8 *raw, u64 op_data3)
 	       sizeof(op_data3));
 }
 
+static int embm_ibs_no_type(void)
+{
+	return -ENODEV;
+}
+
 static void embm_ibs_test(struct kunit *test)
 {
 	struct embm_source_args args = {};
@@ -38,6 +43,8 @@ static void embm_ibs_test(struct kunit *test)
 	union ibs_op_data3 d3 = {};
 	u8 raw[4 + 8 * 8];
 
+	/* perf_ibs_handle_irq(): a u32 of caps, then IbsOpCtl to IbsOpData3. */
+	KUNIT_EXPECT_EQ(test, 36, (int)EMBM_IBS_RAW_REG(MSR_AMD64_IBSOPDATA3));
 	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
 						     EMBM_IBS_FAKE_TYPE, &args, d, &why));
 	/* ibs_op itself, by its type: no forwarding from the core PMU. */
@@ -159,10 +166,10 @@ static void embm_ibs_avail_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, why, "CPU has no IBS");
 	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_ibs_setup_caps(true, 0, -ENODEV, &args,
 							       d, &why));
-	KUNIT_EXPECT_STREQ(test, why, "IBS present but its driver did not initialise (see dmesg)");
+	KUNIT_EXPECT_STREQ(test, why, EMBM_IBS_NOT_REGISTERED);
 	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP,
 			embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4, -ENODEV, &args, d, &why));
-	KUNIT_EXPECT_STREQ(test, why, "IBS present but its driver did not initialise (see dmesg)");
+	KUNIT_EXPECT_STREQ(test, why, EMBM_IBS_NOT_REGISTERED);
 	/* Availability comes first: a bad period on a CPU without IBS says so. */
 	args.period = 100;
 	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, embm_ibs_setup_caps(false, 0, -ENODEV, &args,
@@ -196,6 +203,11 @@ static void embm_ibs_attr_ok_test(struct kunit *test)
 	a = d[0].attr;
 	a.sample_type |= PERF_SAMPLE_REGS_INTR;
 	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_TRUE(test, embm_source_pmu_ok(PERF_TYPE_RAW));
+	/* No ibs_op: its -ENODEV is no type, and nothing dynamic passes. */
+	kunit_activate_static_stub(test, embm_ibs_op_type, embm_ibs_no_type);
+	KUNIT_EXPECT_FALSE(test, embm_source_pmu_ok((u32)-ENODEV));
+	KUNIT_EXPECT_FALSE(test, embm_source_pmu_ok(EMBM_IBS_FAKE_TYPE));
 	KUNIT_EXPECT_TRUE(test, embm_source_pmu_ok(PERF_TYPE_RAW));
 	kunit_deactivate_static_stub(test, embm_ibs_op_type);
 }

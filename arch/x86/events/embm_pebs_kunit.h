@@ -202,7 +202,9 @@ static void embm_pebs_ecore_test(struct kunit *test)
 
 		n = embm_pebs_test_setup(vfm, false, false, 3, d, &why);
 		KUNIT_ASSERT_EQ(test, 2, n);
-		KUNIT_EXPECT_EQ(test, 3ULL, find_desc(d, n, 0x5d0)->attr.config1);
+		e = find_desc(d, n, 0x5d0);
+		KUNIT_ASSERT_NOT_NULL(test, e);
+		KUNIT_EXPECT_EQ(test, 3ULL, e->attr.config1);
 		KUNIT_EXPECT_EQ(test, -EINVAL,
 				embm_pebs_test_setup(vfm, false, false, 65536, d, &why));
 	}
