@@ -318,7 +318,7 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	if (r->lat_dropped_cache + r->lat_dropped_uncached + r->lat_dropped_io +
 	    r->lat_dropped_unknown)
 		fprintf(f,
-			"latency left out: %llu served by a cache, %llu uncached, %llu I/O, %llu without a data source\n",
+			"latency left out: %llu served by a cache, %llu uncached, %llu I/O, %llu of unknown source\n",
 			r->lat_dropped_cache, r->lat_dropped_uncached, r->lat_dropped_io,
 			r->lat_dropped_unknown);
 	if (r->hotplug_busy)
