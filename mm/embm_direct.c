@@ -23,8 +23,6 @@
  * drains loses nothing while the reader keeps up.
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/bitfield.h>
 #include <linux/irq_work.h>
 #include <linux/log2.h>

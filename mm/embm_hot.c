@@ -14,8 +14,6 @@
  * Not locked: one writer (ksamplingd), readers hold embm_stats.lock.
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/slab.h>

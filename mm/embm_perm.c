@@ -17,8 +17,6 @@
  * checks are on current's credentials.
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/perf_event.h>

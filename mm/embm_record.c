@@ -5,8 +5,6 @@
  * Pure functions on a record in memory: no locks, any context.
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/perf_event.h>
 #include <linux/unaligned.h>
 

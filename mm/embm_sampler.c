@@ -783,6 +783,7 @@ static void __ksamplingd_throttle_sweep(struct embm_sampler *s)
 	unsigned long stream;
 	void *entry;
 
+	lockdep_assert_held(&s->lock);
 	xa_for_each(&s->throttles, stream, entry) {
 		/* Signed: another CPU's clock may be a little ahead. */
 		if ((s64)(now - EMBM_THROTTLE_TIME(entry)) <= (s64)TICK_NSEC)
@@ -1885,8 +1886,7 @@ out_unpublish:
 	spin_lock(&embm_active_lock);
 	embm_active = NULL;
 	spin_unlock(&embm_active_lock);
-	kthread_stop(s->thread);	/* never woken: it exits at once */
-	put_task_struct(s->thread);
+	kthread_stop_put(s->thread);	/* never woken: it exits at once */
 out_put_tasks:
 	embm_put_tasks(s);
 out_free:

@@ -13,8 +13,6 @@
  * period faults of each event, as for hardware events.
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/perf_event.h>
 
 #include "embm.h"

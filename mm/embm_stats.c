@@ -396,7 +396,7 @@ static void embm_stats_free(struct embm_stats *st);
  * they are allocated with kvcalloc().  Page bitmaps are made for the nodes
  * that have memory now.  Process context.
  */
-static struct embm_stats *__embm_stats_alloc(int nr_nodes, unsigned int hot_pages)
+static struct embm_stats *embm_stats_alloc_nodes(int nr_nodes, unsigned int hot_pages)
 {
 	struct embm_stats *st;
 	int nid;
@@ -441,10 +441,10 @@ out_free:
  */
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages)
 {
-	return __embm_stats_alloc(nr_node_ids, hot_pages);
+	return embm_stats_alloc_nodes(nr_node_ids, hot_pages);
 }
 
-/* Free statistics from __embm_stats_alloc(), or NULL. */
+/* Free statistics from embm_stats_alloc_nodes(), or NULL. */
 static void embm_stats_free(struct embm_stats *st)
 {
 	int nid;
@@ -776,10 +776,10 @@ static void embm_stats_mark_pages(struct embm_node_stats *ns, u64 pfn, u32 nr)
 
 /*
  * Add @s's latency, if it has one, to node @ns, or count why not
- * (embm_lat_drop()).  Caller holds st->lock.
+ * (embm_lat_drop()).  Caller holds the lock of @ns's struct embm_stats.
  */
-static void __embm_stats_add_latency(struct embm_node_stats *ns,
-				     const struct embm_sample *s, u64 period)
+static void embm_node_add_latency(struct embm_node_stats *ns,
+				  const struct embm_sample *s, u64 period)
 {
 	int drop;
 
@@ -807,6 +807,7 @@ static struct embm_node_stats *__embm_stats_lat_node(struct embm_stats *st,
 {
 	int nid;
 
+	lockdep_assert_held(&st->lock);
 	if (!s->phys || !s->weight)
 		return NULL;
 	nid = embm_pfn_nid(PHYS_PFN(s->phys));
@@ -874,7 +875,7 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		st->latency_only++;
 		ns = __embm_stats_lat_node(st, s);
 		if (ns)
-			__embm_stats_add_latency(ns, s, period);
+			embm_node_add_latency(ns, s, period);
 		return;
 	}
 	if (!s->phys) {
@@ -903,7 +904,7 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	if (unlikely(!ns->present))
 		__embm_stats_add_node(st, nid);
 	win = embm_stats_window(st, s->phys);
-	__embm_stats_add_latency(ns, s, period);
+	embm_node_add_latency(ns, s, period);
 	ns->samples++;
 	ns->page_samples += nr;
 	if (win) {

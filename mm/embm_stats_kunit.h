@@ -441,7 +441,7 @@ static void embm_window_test(struct kunit *test)
 /* Node-sized tables for 1024 node ids: an 8 MiB matrix, so kvcalloc(). */
 static void embm_many_nodes_test(struct kunit *test)
 {
-	struct embm_stats *st = __embm_stats_alloc(1024, 8);
+	struct embm_stats *st = embm_stats_alloc_nodes(1024, 8);
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	KUNIT_EXPECT_EQ(test, 1024, st->nr_nodes);

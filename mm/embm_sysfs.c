@@ -9,8 +9,6 @@
  * process context only.
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/kobject.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -134,16 +132,23 @@ static ssize_t embm_knob_store(struct kobject *kobj, struct kobj_attribute *attr
 
 static struct embm_knob embm_num_knobs[] = {
 	/* 0: the source's default period. */
-	{ EMBM_KNOB_ATTR(period),	EMBM_KNOB_AT(period), 1, BIT_ULL(40), false, true },
-	{ EMBM_KNOB_ATTR(store_period),	EMBM_KNOB_AT(store_period), 1, BIT_ULL(40), false, true },
+	{ .attr = EMBM_KNOB_ATTR(period), .offset = EMBM_KNOB_AT(period),
+	  .min = 1, .max = BIT_ULL(40), .zero = true },
+	{ .attr = EMBM_KNOB_ATTR(store_period), .offset = EMBM_KNOB_AT(store_period),
+	  .min = 1, .max = BIT_ULL(40), .zero = true },
 	/* 0: no load-latency event; else MSR_PEBS_LD_LAT_THRESHOLD's range. */
-	{ EMBM_KNOB_ATTR(ldlat),	EMBM_KNOB_AT(ldlat), 3, 65535, false, true },
-	{ EMBM_KNOB_ATTR(ring_pages),	EMBM_KNOB_AT(ring_pages), 1, 1024, true, false },
+	{ .attr = EMBM_KNOB_ATTR(ldlat), .offset = EMBM_KNOB_AT(ldlat),
+	  .min = 3, .max = 65535, .zero = true },
+	{ .attr = EMBM_KNOB_ATTR(ring_pages), .offset = EMBM_KNOB_AT(ring_pages),
+	  .min = 1, .max = 1024, .pow2 = true },
 	/* Permille of one CPU; 0: fixed periods. */
-	{ EMBM_KNOB_ATTR(cpu_budget),	EMBM_KNOB_AT(cpu_budget), 1, 1000, false, true },
-	{ EMBM_KNOB_ATTR(hot_pages),	EMBM_KNOB_AT(hot_pages), 1, 65536, false, false },
+	{ .attr = EMBM_KNOB_ATTR(cpu_budget), .offset = EMBM_KNOB_AT(cpu_budget),
+	  .min = 1, .max = 1000, .zero = true },
+	{ .attr = EMBM_KNOB_ATTR(hot_pages), .offset = EMBM_KNOB_AT(hot_pages),
+	  .min = 1, .max = 65536 },
 	/* Events of a session: threads x CPUs x kinds; about 1 KiB each. */
-	{ EMBM_KNOB_ATTR(max_events),	EMBM_KNOB_AT(max_events), 1, BIT_ULL(22), false, false },
+	{ .attr = EMBM_KNOB_ATTR(max_events), .offset = EMBM_KNOB_AT(max_events),
+	  .min = 1, .max = BIT_ULL(22) },
 };
 
 static struct attribute *embm_attrs[ARRAY_SIZE(embm_num_knobs) + 2];

@@ -23,8 +23,6 @@
  * register values.
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/cpufeature.h>
 #include <linux/embm.h>
 #include <linux/perf_event.h>

@@ -55,8 +55,6 @@
  * faked model ids and capabilities.
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/bitfield.h>
 #include <linux/embm.h>
 #include <linux/perf_event.h>
