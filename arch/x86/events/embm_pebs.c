@@ -64,6 +64,24 @@
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 
+#include "perf_event.h"
+
+/*
+ * The events, spelled as arch/x86/events/intel/ spells them; perfmon's
+ * names and codes (Documentation/admin-guide/mm/embm-events.rst has the
+ * table and its sources).
+ */
+/* MEM_LOAD_RETIRED.L3_MISS (0x20d1) */
+#define EMBM_PEBS_L3_MISS_LOADS	X86_CONFIG(.event = 0xd1, .umask = 0x20)
+/* MEM_INST_RETIRED.ALL_STORES; on E-cores MEM_UOPS_RETIRED.ALL_STORES (0x82d0) */
+#define EMBM_PEBS_ALL_STORES	X86_CONFIG(.event = 0xd0, .umask = 0x82)
+/* MEM_TRANS_RETIRED.LOAD_LATENCY (0x1cd), threshold in config1 */
+#define EMBM_PEBS_LOAD_LATENCY	X86_CONFIG(.event = 0xcd, .umask = 0x01)
+/* MEM_UOPS_RETIRED.LOAD_LATENCY on Crestmont (0x5d0) */
+#define EMBM_PEBS_ECORE_LATENCY	X86_CONFIG(.event = 0xd0, .umask = 0x05)
+/* mem-loads-aux (0x8203), the leader Sapphire Rapids' 0x1cd needs */
+#define EMBM_PEBS_LOADS_AUX	X86_CONFIG(.event = 0x03, .umask = 0x82)
+
 /*
  * The load-latency threshold: MSR_PEBS_LD_LAT_THRESHOLD (0x3f6) bits 15:0,
  * "The minimum value that may be programmed in this field is 3" (Intel
@@ -256,7 +274,7 @@ static int embm_pebs_setup_caps(const struct embm_pebs_caps *caps,
 	}
 
 	if (m->kind == EMBM_PEBS_ECORE) {
-		descs[n++] = embm_pebs_ldlat_desc("loads-latency", 0x5d0,
+		descs[n++] = embm_pebs_ldlat_desc("loads-latency", EMBM_PEBS_ECORE_LATENCY,
 						  args->ldlat ?: EMBM_LDLAT_ECORE);
 		/*
 		 * PEBS through PMU_FL_PEBS_ALL, as the Crestmont table assumes
@@ -264,14 +282,14 @@ static int embm_pebs_setup_caps(const struct embm_pebs_caps *caps,
 		 * flags, so no data source (get_data_src()).  perf's
 		 * mem-stores there is 0x6d0, STORE_LATENCY, with one.
 		 */
-		descs[n++] = embm_pebs_desc("stores", 0x82d0, EMBM_OP_STORE);
+		descs[n++] = embm_pebs_desc("stores", EMBM_PEBS_ALL_STORES, EMBM_OP_STORE);
 		*why = m->why;
 		return n;
 	}
 
-	descs[n++] = embm_pebs_desc("loads-l3-miss", 0x20d1, EMBM_OP_LOAD);
+	descs[n++] = embm_pebs_desc("loads-l3-miss", EMBM_PEBS_L3_MISS_LOADS, EMBM_OP_LOAD);
 	/* No data source: it would only tell L1 hits from misses. */
-	descs[n++] = embm_pebs_desc("stores", 0x82d0, EMBM_OP_STORE);
+	descs[n++] = embm_pebs_desc("stores", EMBM_PEBS_ALL_STORES, EMBM_OP_STORE);
 	if (args->ldlat) {
 		if (m->ldlat_aux) {
 			/* Counts, never samples: precise_ip needs a period. */
@@ -280,14 +298,15 @@ static int embm_pebs_setup_caps(const struct embm_pebs_caps *caps,
 				.lead = true,
 				.attr = {
 					.type = PERF_TYPE_RAW,
-					.config = 0x8203,
+					.config = EMBM_PEBS_LOADS_AUX,
 					.exclude_kernel = 1,
 					.exclude_hv = 1,
 				},
 			};
 			n++;
 		}
-		descs[n] = embm_pebs_ldlat_desc("loads-latency", 0x1cd, args->ldlat);
+		descs[n] = embm_pebs_ldlat_desc("loads-latency", EMBM_PEBS_LOAD_LATENCY,
+						args->ldlat);
 		descs[n].latency_only = true;
 		n++;
 	}
