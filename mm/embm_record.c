@@ -203,17 +203,18 @@ enum embm_served embm_served_by(u64 data_src)
 int embm_lat_drop(u64 data_src)
 {
 	union perf_mem_data_src d = { .val = data_src };
+	enum embm_served served = embm_served_by(data_src);
 
 	if (!data_src)
 		return EMBM_LAT_UNKNOWN;
-	if (embm_served_by(data_src) == EMBM_SERVED_CACHE)
+	if (served == EMBM_SERVED_CACHE)
 		return EMBM_LAT_CACHE;
 	if (d.mem_lvl_num == PERF_MEM_LVLNUM_UNC || (d.mem_lvl & PERF_MEM_LVL_UNC))
 		return EMBM_LAT_UNCACHED;
 	if (d.mem_lvl_num == PERF_MEM_LVLNUM_IO || (d.mem_lvl & PERF_MEM_LVL_IO) ||
 	    EMBM_MEM_REGION(data_src) == EMBM_MEM_REGION_MMIO)
 		return EMBM_LAT_IO;
-	if (embm_served_by(data_src) == EMBM_SERVED_MEM)
+	if (served == EMBM_SERVED_MEM)
 		return -1;
 	/* Missed L3: memory, a remote cache being named apart (dse 0x8-0xd). */
 	if ((d.mem_lvl & PERF_MEM_LVL_MISS) &&
