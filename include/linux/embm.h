@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * embm: the interface between embm (mm/embm_*.c) and its sources of
+ * embm: the interface between embm (mm/embm/) and its sources of
  * memory-access samples.  A source says which perf events to open on each
  * CPU for this machine (struct embm_source); the architecture's sources
  * and their per-model tables live under arch/ (Intel PEBS and AMD IBS in
@@ -202,7 +202,7 @@ int embm_ibs_op_type(void);
  * perf_ibs_init() checks no credentials, and ibs_op's one capability,
  * PERF_PMU_CAP_NO_EXCLUDE, makes any exclude_* bit -EINVAL, so its events
  * always sample the kernel and get perf_allow_kernel(), as every embm event
- * does (mm/embm_perm.c).  A precise raw event on AMD is retyped to ibs_op
+ * does (mm/embm/perm.c).  A precise raw event on AMD is retyped to ibs_op
  * by the core PMU anyway (forward_event_to_ibs()).
  *
  * Context: any.
@@ -225,7 +225,7 @@ static inline bool embm_source_pmu_ok(u32 type)
  *
  * embm checks a session's permissions as perf_event_open() would for an
  * event that samples physical addresses and may sample the kernel
- * (mm/embm_perm.c).  perf checks more for namespaces, text_poke, sigtrap
+ * (mm/embm/perm.c).  perf checks more for namespaces, text_poke, sigtrap
  * and PERF_SAMPLE_REGS_INTR, and for tracepoint raw data, which embm never
  * needs; embm parses no sample type beyond EMBM_SAMPLE_TYPE_MAX.  A source
  * asks for events of the types embm_source_pmu_ok() takes within these
@@ -244,7 +244,7 @@ static inline bool embm_source_attr_ok(const struct perf_event_attr *attr)
 /* Intel PEBS and AMD IBS: arch/x86/events/embm_{pebs,ibs}.c. */
 extern const struct embm_source embm_src_pebs;
 extern const struct embm_source embm_src_ibs;
-/* Page faults, on every architecture: mm/embm_src_swfault.c. */
+/* Page faults, on every architecture: mm/embm/swfault.c. */
 extern const struct embm_source embm_src_swfault;
 
 #endif /* _LINUX_EMBM_H */

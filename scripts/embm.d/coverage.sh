@@ -15,7 +15,7 @@ coverage_usage() {
 usage: scripts/embm coverage [-o DIR] [--timeout SECONDS]
 
 Builds obj-cov (the y kernel + CONFIG_DEBUG_FS + CONFIG_GCOV_KERNEL,
-profiling only mm/embm*.o, arch/x86/events/embm*.o and
+profiling only mm/embm/*.o, arch/x86/events/embm*.o and
 kernel/events/kernel_rb.o), boots it, runs KUnit at boot and the guest
 selftests, copies the gcov data out and prints line coverage per file of
 those sources (the KUnit tests they include are not counted), a total, and
@@ -41,7 +41,8 @@ TXT
 # reports apart) and the kernel ring buffer.
 cov_sources() {
 	local f
-	for f in "$KSRC"/mm/embm*.c "$KSRC"/arch/x86/events/embm*.c; do
+	for f in "$KSRC"/mm/embm/*.c "$KSRC"/arch/x86/events/embm*.c \
+		 "$KSRC"/arch/x86/events/*/embm*.c; do
 		echo "${f#"$KSRC"/}"
 	done
 	echo kernel/events/kernel_rb.c
@@ -49,7 +50,9 @@ cov_sources() {
 
 # Make arguments that turn on gcov for exactly those objects.  kbuild reads
 # GCOV_PROFILE_<obj>.o per directory Makefile; on the command line they hold
-# in every directory and leave the Makefiles of the patch alone.
+# in every directory and leave the Makefiles of the patch alone: objects
+# of the same name elsewhere (kernel/events/core.o) are profiled too, and
+# left out of the report.
 cov_make_args() {
 	local f
 	for f in $(cov_sources); do
@@ -72,7 +75,7 @@ cov_fetch() {
 	[ "$sum" = "$want" ] ||
 		{ log "gcov data garbled on the console (md5 $sum, guest said $want)"; rm -rf "$tmp"; return 1; }
 	mkdir -p "$tmp/data" && tar -xzf "$tmp/gcov.tgz" -C "$tmp/data" || { rm -rf "$tmp"; return 1; }
-	# The guest's paths are the build's: .../obj-cov/mm/embm_core.gcda.
+	# The guest's paths are the build's: .../obj-cov/mm/embm/core.gcda.
 	for f in $(cd "$tmp/data" && find . -name '*.gcda'); do
 		rel=${f#./"${obj#/}"/}
 		[ "$rel" != "$f" ] || { log "gcov data from another build: $f"; continue; }

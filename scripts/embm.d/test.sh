@@ -149,7 +149,8 @@ t_docs_rst() {
 # shifts the line numbers of the later ones.
 t_kernel_doc() {
 	local f out bad=0
-	for f in $(cd "$EMBM_TOP" && ls mm/embm*.[ch] arch/x86/events/embm*.[ch] \
+	for f in $(cd "$EMBM_TOP" && ls mm/embm/*.[ch] mm/embm/tests/*.h \
+			arch/x86/events/embm*.[ch] arch/x86/events/*/embm*.[ch] \
 			kernel/events/kernel_rb*.c include/linux/perf_kernel_rb.h \
 			include/linux/embm.h include/uapi/linux/embm.h 2>/dev/null); do
 		echo "kernel-doc -Wall -Werror -none $f"
@@ -196,23 +197,25 @@ t_call_graph() {
 	local objs="" o f sym edges=""
 	declare -A owner
 	local dir
-	for dir in mm arch/x86/events; do
+	# mm/embm/Makefile is embm's alone; elsewhere only its CONFIG_EMBM line.
+	objs=$(kgit show embm:mm/embm/Makefile | grep -o '[a-z_]*\.o' | sed 's|^|mm/embm/|')
+	for dir in arch/x86/events arch/x86/events/intel arch/x86/events/amd; do
 		objs+=" $(kgit show "embm:$dir/Makefile" | sed -n '/CONFIG_EMBM)/,/[^\\]$/p' |
-			grep -o 'embm_[a-z_]*\.o' | sed "s|^|$dir/|")"
+			grep -o '[a-z_]*\.o' | sed "s|^|$dir/|")"
 	done
 	[ -n "${objs// /}" ] || { echo "no embm objects in the Makefiles"; return 1; }
 	for o in $objs; do
 		f=$EMBM_BUILD/obj-y/$o
 		[ -f "$f" ] || { echo "missing $f"; return 1; }
 		for sym in $(nm "$f" | awk '$2 ~ /^[TDBR]$/ { print $3 }'); do
-			owner[$sym]=$(basename "$o" .o)
+			owner[$sym]=${o%.o}
 		done
 	done
 	for o in $objs; do
 		for sym in $(nm "$EMBM_BUILD/obj-y/$o" | awk '$1 == "U" { print $2 }'); do
 			f=${owner[$sym]:-}
-			[ -n "$f" ] && [ "$f" != "$(basename "$o" .o)" ] &&
-				edges+="$(basename "$o" .o) $f $sym"$'\n'
+			[ -n "$f" ] && [ "$f" != "${o%.o}" ] &&
+				edges+="${o%.o} $f $sym"$'\n'
 		done
 	done
 	awk 'NF { e[$1 " -> " $2] = e[$1 " -> " $2] " " $3 }

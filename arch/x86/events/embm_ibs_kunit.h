@@ -56,7 +56,7 @@ static void embm_ibs_test(struct kunit *test)
 		d[0].attr.exclude_host | d[0].attr.exclude_guest));
 	KUNIT_EXPECT_TRUE(test, d[0].attr.sample_type & PERF_SAMPLE_DATA_SRC);
 	KUNIT_EXPECT_TRUE(test, d[0].attr.sample_type & PERF_SAMPLE_RAW);
-	/* What embm_record_kunit.h's IBS record test writes and parses. */
+	/* What mm/embm/tests/record-kunit.h's IBS record test writes and parses. */
 	KUNIT_EXPECT_EQ(test, EMBM_SAMPLE_TYPE_MAX, d[0].attr.sample_type);
 	KUNIT_EXPECT_TRUE(test, embm_src_ibs.op_of == embm_ibs_op_of);
 	KUNIT_EXPECT_EQ(test, 0ULL, embm_src_ibs.period % embm_src_ibs.period_align);

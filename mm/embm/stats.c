@@ -994,5 +994,5 @@ u64 embm_stats_distinct_pages(const struct embm_node_stats *ns)
 }
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_stats_kunit.h"
+#include "tests/stats-kunit.h"
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of embm_hot.c, included at the end of it (as mm/damon/tests/
+ * KUnit tests of hot.c, included at the end of it (as mm/damon/tests/
  * are) so that they reach its static functions.
  */
-#ifndef __MM_EMBM_HOT_KUNIT_H
-#define __MM_EMBM_HOT_KUNIT_H
+#ifndef __MM_EMBM_TESTS_HOT_KUNIT_H
+#define __MM_EMBM_TESTS_HOT_KUNIT_H
 
 #include <kunit/test.h>
 
@@ -71,4 +71,4 @@ static struct kunit_suite embm_hot_test_suite = {
 
 kunit_test_suite(embm_hot_test_suite);
 
-#endif /* __MM_EMBM_HOT_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_HOT_KUNIT_H */

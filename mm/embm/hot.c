@@ -228,5 +228,5 @@ unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
 }
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_hot_kunit.h"
+#include "tests/hot-kunit.h"
 #endif

@@ -352,5 +352,5 @@ u64 embm_direct_lost(struct embm_direct *dq, u64 *by_kind)
 }
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_direct_kunit.h"
+#include "tests/direct-kunit.h"
 #endif

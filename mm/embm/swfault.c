@@ -8,7 +8,7 @@
  * faults when kernel.numa_balancing is on, which is how it sees accesses
  * that recur.  The events are direct: embm's overflow handler takes the
  * physical address of the faulting page, mapped by then, where perf would
- * write a record (embm_direct.c).  Samples say nothing of load or store,
+ * write a record (direct.c).  Samples say nothing of load or store,
  * and carry no latency, nor their period (see below): one sample every
  * period faults of each event, as for hardware events.
  */
@@ -43,7 +43,7 @@ static int embm_swfault_setup(const struct embm_source_args *args,
 				/* Faults taken in the kernel on user memory count too. */
 				.exclude_hv = 1,
 			},
-			/* A sample is its page: no record (embm_direct.c). */
+			/* A sample is its page: no record (direct.c). */
 			.direct = true,
 			/* A 2 MiB fault maps 512 pages: it counts as 512. */
 			.maps_pages = true,
@@ -66,5 +66,5 @@ const struct embm_source embm_src_swfault = {
 };
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_src_swfault_kunit.h"
+#include "tests/swfault-kunit.h"
 #endif

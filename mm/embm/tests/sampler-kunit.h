@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of embm's sampler internals, included at the end of
- * embm_sampler.c (as mm/damon/tests/ are) so that they reach its static
+ * sampler.c (as mm/damon/tests/ are) so that they reach its static
  * functions.
  */
-#ifndef __MM_EMBM_SAMPLER_KUNIT_H
-#define __MM_EMBM_SAMPLER_KUNIT_H
+#ifndef __MM_EMBM_TESTS_SAMPLER_KUNIT_H
+#define __MM_EMBM_TESTS_SAMPLER_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -263,4 +263,4 @@ static struct kunit_suite embm_sampler_test_suite = {
 
 kunit_test_suite(embm_sampler_test_suite);
 
-#endif /* __MM_EMBM_SAMPLER_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_SAMPLER_KUNIT_H */

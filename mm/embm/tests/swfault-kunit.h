@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of embm_src_swfault.c, included at the end of it (as mm/damon/tests/
+ * KUnit tests of swfault.c, included at the end of it (as mm/damon/tests/
  * are) so that they reach its static functions.
  */
-#ifndef __MM_EMBM_SRC_SWFAULT_KUNIT_H
-#define __MM_EMBM_SRC_SWFAULT_KUNIT_H
+#ifndef __MM_EMBM_TESTS_SWFAULT_KUNIT_H
+#define __MM_EMBM_TESTS_SWFAULT_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
 
-#include "embm_kunit.h"
+#include "embm-kunit.h"
 
 static void embm_swfault_test(struct kunit *test)
 {
@@ -44,7 +44,7 @@ static unsigned int swfault_samples(struct kunit *test, u64 sample_type, u64 per
 		.sample_type = sample_type,
 		.disabled = 1,
 	};
-	struct real_check c = { .sample_type = sample_type };
+	struct embm_test_check c = { .sample_type = sample_type };
 	int cpu = raw_smp_processor_id(), i;
 	struct perf_event *event;
 	struct perf_buffer *rb;
@@ -56,7 +56,7 @@ static unsigned int swfault_samples(struct kunit *test, u64 sample_type, u64 per
 	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	c.addr = (unsigned long)buf;
-	event = real_event(test, &attr, cpu, &rb);
+	event = embm_test_event(test, &attr, cpu, &rb);
 	c.id = event->id;
 	for (i = 0; i < 100 && !fired; i++) {
 		preempt_disable();
@@ -70,7 +70,7 @@ static unsigned int swfault_samples(struct kunit *test, u64 sample_type, u64 per
 		if (!fired)
 			usleep_range(1000, 2000);
 	}
-	real_collect(event, rb, &c);
+	embm_test_collect(event, rb, &c);
 	KUNIT_EXPECT_TRUE(test, fired);
 	KUNIT_EXPECT_EQ(test, 0U, c.bad);
 	return c.samples;
@@ -137,4 +137,4 @@ static struct kunit_suite embm_src_swfault_test_suite = {
 
 kunit_test_suite(embm_src_swfault_test_suite);
 
-#endif /* __MM_EMBM_SRC_SWFAULT_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_SWFAULT_KUNIT_H */

@@ -4,7 +4,7 @@
  * them: the precise hardware sources first, the page-fault source last, as
  * it works everywhere but sees only first touches.  Each source is in its
  * own file: PEBS and IBS in arch/x86/events/embm_{pebs,ibs}.c, swfault in
- * embm_src_swfault.c.  Read-only data, any context.
+ * swfault.c.  Read-only data, any context.
  */
 
 #include "embm.h"

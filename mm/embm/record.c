@@ -272,5 +272,5 @@ int embm_parse_lost(const struct perf_event_header *hdr, u64 *lost)
 }
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_record_kunit.h"
+#include "tests/record-kunit.h"
 #endif

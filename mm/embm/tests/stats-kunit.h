@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of embm_stats.c, included at the end of it (as mm/damon/tests/
+ * KUnit tests of stats.c, included at the end of it (as mm/damon/tests/
  * are) so that they reach its static functions.
  */
-#ifndef __MM_EMBM_STATS_KUNIT_H
-#define __MM_EMBM_STATS_KUNIT_H
+#ifndef __MM_EMBM_TESTS_STATS_KUNIT_H
+#define __MM_EMBM_TESTS_STATS_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/memblock.h>
 #include <linux/sizes.h>
 
-#include "embm_kunit.h"
+#include "embm-kunit.h"
 
 static void embm_tier_rule_test(struct kunit *test)
 {
@@ -597,4 +597,4 @@ static struct kunit_suite embm_stats_test_suite = {
 
 kunit_test_suite(embm_stats_test_suite);
 
-#endif /* __MM_EMBM_STATS_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_STATS_KUNIT_H */

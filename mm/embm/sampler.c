@@ -7,7 +7,7 @@
  * system-wide session, one per CPU, event kind and thread (with inherit,
  * so later threads and children are followed) for a process.  All events
  * of a CPU write into that CPU's ring buffer (perf_kernel_rb_attach()),
- * or, direct ones (embm_direct.c), their samples into its queue.
+ * or, direct ones (direct.c), their samples into its queue.
  * ksamplingd drains the buffers and queues every EMBM_DRAIN_MS (sooner
  * when a ring was a quarter full, or when a queue filled to half woke it
  * through an irq_work, in hard IRQ context), attributes each sample,
@@ -90,7 +90,7 @@ struct embm_kind_sum {
 
 /*
  * The events of one CPU, room for them, the buffer they share, and the
- * queue of the direct ones (embm_direct.c).
+ * queue of the direct ones (direct.c).
  */
 struct embm_cpu {
 	struct perf_buffer *rb;
@@ -1961,5 +1961,5 @@ static int __init embm_sampler_init(void)
 late_initcall(embm_sampler_init);
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_sampler_kunit.h"
+#include "tests/sampler-kunit.h"
 #endif

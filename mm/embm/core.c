@@ -688,5 +688,5 @@ SYSCALL_DEFINE2(embm_end, pid_t, pid, unsigned int, flags)
 }
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
-#include "embm_core_kunit.h"
+#include "tests/core-kunit.h"
 #endif

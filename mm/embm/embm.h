@@ -1,27 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * embm internal interface, shared by the files of mm/embm_*.c; what a
+ * embm internal interface, shared by the files of mm/embm/; what a
  * source of samples sees is <linux/embm.h>.
  *
  * Files, the state each owns, and what runs where:
- *   embm_core.c       the session (private, under embm_lock), the
+ *   core.c       the session (private, under embm_lock), the
  *		       system calls, views for readers          process
- *   embm_perm.c       perf's permission rules, ring memory      process
- *   embm_sampler.c    ksamplingd: events, buffers, drain loop;
+ *   perm.c       perf's permission rules, ring memory      process
+ *   sampler.c    ksamplingd: events, buffers, drain loop;
  *		       struct embm_sampler_status                kthread
- *   embm_record.c     PERF_RECORD_* parsing                    any
- *   embm_stats.c      struct embm_stats: attribution (pfn ->
+ *   record.c     PERF_RECORD_* parsing                    any
+ *   stats.c      struct embm_stats: attribution (pfn ->
  *		       node -> tier), counts                     kthread
- *   embm_direct.c     direct samples: the overflow handler's
+ *   direct.c     direct samples: the overflow handler's
  *		       per-CPU queues                 any (writer: task, IRQs off)
- *   embm_hot.c        hot pages: space-saving top-N            kthread
- *   embm_src.c        the table of sources                     any
- *   embm_src_swfault.c  the page-fault source; PEBS and IBS are in
+ *   hot.c        hot pages: space-saving top-N            kthread
+ *   source.c        the table of sources                     any
+ *   swfault.c  the page-fault source; PEBS and IBS are in
  *		       arch/x86/events/embm_{pebs,ibs}.c          process
- *   embm_report.c     the per-node table and the kernel-log
+ *   report.c     the per-node table and the kernel-log
  *		       summary, from a struct embm_view          process
- *   embm_proc.c       /proc/embm                               process
- *   embm_sysfs.c      the knobs under /sys/kernel/mm/embm      process
+ *   proc.c       /proc/embm                               process
+ *   sysfs.c      the knobs under /sys/kernel/mm/embm      process
  *
  * Calls between files go one way (scripts/embm test checks it, from the
  * objects' symbols):
@@ -51,7 +51,7 @@
 #include <linux/seq_buf.h>
 #include <linux/types.h>
 
-/* ---- session (embm_core.c) ---------------------------------------------- */
+/* ---- session (core.c) ---------------------------------------------- */
 
 /**
  * enum embm_state - where the one embm session is in its life
@@ -108,7 +108,7 @@ struct embm_config {
 int embm_session_start(pid_t pid, int node, unsigned int flags);
 int embm_session_end(pid_t pid, unsigned int flags);
 
-/* ---- permissions (embm_perm.c) ------------------------------------------ */
+/* ---- permissions (perm.c) ------------------------------------------ */
 
 /**
  * struct embm_owner - the process that started a session, as it was then
@@ -220,7 +220,7 @@ int embm_lat_drop(u64 data_src);
 
 /* ---- sources ------------------------------------------------------------ */
 
-/* embm_src.c: the sources, in the order the automatic choice tries them. */
+/* source.c: the sources, in the order the automatic choice tries them. */
 extern const struct embm_source *const embm_sources[EMBM_NR_SOURCES];
 
 /* ---- attribution and statistics -------------------------------------- */
@@ -400,7 +400,7 @@ struct embm_hot;
  * @bytes:	the memory these statistics take, page bitmaps and hot-page
  *		table included.
  *
- * Written by embm_stats.c alone (embm_stats_add()), under @lock; what the
+ * Written by stats.c alone (embm_stats_add()), under @lock; what the
  * sampler knows of itself is in struct embm_sampler_status.
  */
 struct embm_stats {
@@ -478,7 +478,7 @@ void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight);
 unsigned int embm_hot_top(const struct embm_hot *hot, struct embm_hot_page *out,
 			  unsigned int max);
 
-/* ---- direct samples (embm_direct.c) --------------------------------------- */
+/* ---- direct samples (direct.c) --------------------------------------- */
 
 struct embm_direct;
 
@@ -505,7 +505,7 @@ struct embm_direct_ctx {
  * @ctx:	the handler's context for each kind.
  * @rcu:	frees the queue after a grace period, as perf frees events.
  * @ent:	physical page address | mapping order | kind; 0 | kind for
- *		no address; or a period mark (embm_direct.c).
+ *		no address; or a period mark (direct.c).
  */
 struct embm_direct {
 	u64 head;
@@ -541,7 +541,7 @@ unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *a
 bool embm_direct_half_full(struct embm_direct *dq);
 u64 embm_direct_lost(struct embm_direct *dq, u64 *by_kind);
 
-/* ---- sampler (embm_sampler.c) ------------------------------------------- */
+/* ---- sampler (sampler.c) ------------------------------------------- */
 
 /**
  * struct embm_sampler_status - what ksamplingd knows of itself
@@ -585,7 +585,7 @@ u64 embm_direct_lost(struct embm_direct *dq, u64 *by_kind);
  * @nr_kinds:	how many kinds the source opened.
  * @cpus:	CPUs that had events during the session.
  *
- * Written by embm_sampler.c alone: by whichever of the starter, ksamplingd
+ * Written by sampler.c alone: by whichever of the starter, ksamplingd
  * and the stopper runs the session's events at the time.  ksamplingd
  * publishes a copy after each round (every EMBM_DRAIN_MS), which readers
  * get with embm_sampler_read_status(); the final one comes with the stop.
@@ -660,12 +660,12 @@ void embm_sampler_read_status(struct embm_sampler *s,
 			      struct embm_sampler_status *status);
 void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *status);
 
-/* ---- knobs (embm_sysfs.c) ----------------------------------------------- */
+/* ---- knobs (sysfs.c) ----------------------------------------------- */
 
 void embm_knobs_get(struct embm_config *cfg);
 unsigned int embm_knobs_period_gen(void);
 
-/* ---- reports (embm_report.c) --------------------------------------------- */
+/* ---- reports (report.c) --------------------------------------------- */
 
 /**
  * struct embm_view - a session as readers see it, taken at one moment

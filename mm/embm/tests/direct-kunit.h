@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of embm_direct.c, included at the end of it.
+ * KUnit tests of direct.c, included at the end of it.
  */
-#ifndef __MM_EMBM_DIRECT_KUNIT_H
-#define __MM_EMBM_DIRECT_KUNIT_H
+#ifndef __MM_EMBM_TESTS_DIRECT_KUNIT_H
+#define __MM_EMBM_TESTS_DIRECT_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -377,4 +377,4 @@ static struct kunit_suite embm_direct_test_suite = {
 
 kunit_test_suite(embm_direct_test_suite);
 
-#endif /* __MM_EMBM_DIRECT_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_DIRECT_KUNIT_H */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of embm_core.c, included at the end of it (as mm/damon/tests/
+ * KUnit tests of core.c, included at the end of it (as mm/damon/tests/
  * are) so that they reach its static functions.
  */
-#ifndef __MM_EMBM_CORE_KUNIT_H
-#define __MM_EMBM_CORE_KUNIT_H
+#ifndef __MM_EMBM_TESTS_CORE_KUNIT_H
+#define __MM_EMBM_TESTS_CORE_KUNIT_H
 
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
 
-#include "embm_kunit.h"
+#include "embm-kunit.h"
 
 static void embm_check_node_test(struct kunit *test)
 {
@@ -207,4 +207,4 @@ static struct kunit_suite embm_core_test_suite = {
 
 kunit_test_suite(embm_core_test_suite);
 
-#endif /* __MM_EMBM_CORE_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_CORE_KUNIT_H */

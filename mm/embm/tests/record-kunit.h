@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of embm_record.c, included at the end of it (as mm/damon/tests/
+ * KUnit tests of record.c, included at the end of it (as mm/damon/tests/
  * are) so that they reach its static functions.
  */
-#ifndef __MM_EMBM_RECORD_KUNIT_H
-#define __MM_EMBM_RECORD_KUNIT_H
+#ifndef __MM_EMBM_TESTS_RECORD_KUNIT_H
+#define __MM_EMBM_TESTS_RECORD_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -14,7 +14,7 @@
 #include <linux/slab.h>
 #include <asm/amd-ibs.h>
 
-#include "embm_kunit.h"
+#include "embm-kunit.h"
 
 /* Build a sample record: header, then the u64 fields given, in order. */
 static struct perf_event_header *make_sample(struct kunit *test, const u64 *fields,
@@ -126,7 +126,7 @@ static void embm_real_record_test(struct kunit *test)
 		.sample_type = sample_type,
 		.disabled = 1,
 	};
-	struct real_check c = { .sample_type = sample_type };
+	struct embm_test_check c = { .sample_type = sample_type };
 	/* Header, one u64 per field but RAW, and RAW's u32 size + u32 of nothing. */
 	const u16 want = sizeof(struct perf_event_header) +
 			 hweight64(sample_type & ~PERF_SAMPLE_RAW) * sizeof(u64) + sizeof(u64);
@@ -141,7 +141,7 @@ static void embm_real_record_test(struct kunit *test)
 	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	c.addr = (unsigned long)buf + 8;
-	event = real_event(test, &attr, cpu, &rb);
+	event = embm_test_event(test, &attr, cpu, &rb);
 	c.id = event->id;
 	for (i = 0; i < 100 && fired < 3; i++) {
 		preempt_disable();
@@ -157,7 +157,7 @@ static void embm_real_record_test(struct kunit *test)
 		if (fired < 3)
 			usleep_range(1000, 2000);
 	}
-	real_collect(event, rb, &c);
+	embm_test_collect(event, rb, &c);
 
 	KUNIT_ASSERT_GT(test, fired, 0U);
 	KUNIT_EXPECT_EQ(test, fired, c.samples);
@@ -270,7 +270,7 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 		.sample_period = 1,
 		.disabled = 1,
 	};
-	struct real_check c = {};
+	struct embm_test_check c = {};
 	struct perf_ibs_data *ibs;
 	struct perf_raw_record raw;
 	struct perf_sample_data data;
@@ -293,7 +293,7 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 	ibs->regs[MSR_AMD64_IBSOPDATA3 - MSR_AMD64_IBSOPCTL] = d3.val;
 	ibs->regs[MSR_AMD64_IBSDCPHYSAD - MSR_AMD64_IBSOPCTL] = 0x123456789ULL;
 
-	event = real_event(test, &attr, cpu, &rb);
+	event = embm_test_event(test, &attr, cpu, &rb);
 	c.id = event->id;
 	for (i = 0; i < 100 && !fired; i++) {
 		preempt_disable();
@@ -314,7 +314,7 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 		if (!fired)
 			usleep_range(1000, 2000);
 	}
-	real_collect(event, rb, &c);
+	embm_test_collect(event, rb, &c);
 
 	KUNIT_ASSERT_TRUE(test, fired);
 	KUNIT_ASSERT_EQ(test, 1U, c.samples);
@@ -419,4 +419,4 @@ static struct kunit_suite embm_record_test_suite = {
 
 kunit_test_suite(embm_record_test_suite);
 
-#endif /* __MM_EMBM_RECORD_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_RECORD_KUNIT_H */

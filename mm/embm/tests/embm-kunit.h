@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers of embm's KUnit tests that read records a real perf writer made
- * (embm_record_kunit.h), and data sources as the drivers build them
- * (embm_record_kunit.h, embm_stats_kunit.h)
+ * (tests/record-kunit.h), and data sources as the drivers build them
+ * (tests/record-kunit.h, tests/stats-kunit.h)
  */
-#ifndef __MM_EMBM_KUNIT_H
-#define __MM_EMBM_KUNIT_H
+#ifndef __MM_EMBM_TESTS_TESTS_EMBM_KUNIT_H
+#define __MM_EMBM_TESTS_TESTS_EMBM_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
 
-#include "embm.h"
+#include "../embm.h"
 
 /* Data sources as the drivers build them (intel/ds.c, amd/ibs.c). */
 #define P(a, b)		PERF_MEM_S(a, b)
@@ -21,7 +21,7 @@
 #define L(x)		(P(LVL, x) | P(LVL, HIT))
 
 /* The records a real perf writer makes, read back by embm_parse_sample(). */
-struct real_check {
+struct embm_test_check {
 	u64 sample_type;
 	u64 id;
 	u64 addr;
@@ -34,9 +34,9 @@ struct real_check {
 	struct embm_sample s_raw;	/* s, its raw pointing into raw[] */
 };
 
-static __maybe_unused void real_record(const struct perf_event_header *hdr, void *arg)
+static __maybe_unused void embm_test_record(const struct perf_event_header *hdr, void *arg)
 {
-	struct real_check *c = arg;
+	struct embm_test_check *c = arg;
 	struct embm_sample s;
 
 	if (hdr->type != PERF_RECORD_SAMPLE)
@@ -63,7 +63,7 @@ static __maybe_unused void real_record(const struct perf_event_header *hdr, void
 
 /* A kernel counter on @cpu writing into a new kernel buffer *@rb, enabled. */
 static __maybe_unused struct perf_event *
-real_event(struct kunit *test, struct perf_event_attr *attr, int cpu, struct perf_buffer **rb)
+embm_test_event(struct kunit *test, struct perf_event_attr *attr, int cpu, struct perf_buffer **rb)
 {
 	struct perf_event *event;
 
@@ -77,15 +77,15 @@ real_event(struct kunit *test, struct perf_event_attr *attr, int cpu, struct per
 }
 
 /* Stop @event, read what it wrote into @c, and free it and its buffer @rb. */
-static __maybe_unused void real_collect(struct perf_event *event, struct perf_buffer *rb,
-					struct real_check *c)
+static __maybe_unused void embm_test_collect(struct perf_event *event, struct perf_buffer *rb,
+					struct embm_test_check *c)
 {
 	u64 scratch[64];
 
 	perf_event_disable(event);
-	perf_kernel_rb_read(rb, real_record, c, scratch, sizeof(scratch));
+	perf_kernel_rb_read(rb, embm_test_record, c, scratch, sizeof(scratch));
 	perf_event_release_kernel(event);
 	perf_kernel_rb_put(rb);
 }
 
-#endif /* __MM_EMBM_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_TESTS_EMBM_KUNIT_H */
