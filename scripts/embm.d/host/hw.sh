@@ -110,7 +110,7 @@ t_hw_lane() {
 # The lane's code and the guest scripts parse, wherever the lane runs.
 t_hw_syntax() {
 	local f bad=0
-	for f in "$EMBM_TOP/scripts/embm.d/hw.sh" "$GUEST_DIR"/*; do
+	for f in "$EMBM_TOP/scripts/embm.d/host/hw.sh" "$GUEST_DIR"/*; do
 		bash -n "$f" || bad=1
 		case $f in */hw.sh) continue ;; esac
 		busybox sh -n "$f" || bad=1
