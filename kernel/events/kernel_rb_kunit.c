@@ -609,7 +609,6 @@ static void kernel_cgroup_test(struct kunit *test)
 	migrate_enable();
 	count = perf_event_read_value(event, &enabled, &running);
 	KUNIT_EXPECT_GT(test, count, 0ULL);
-	KUNIT_EXPECT_GT(test, running, 0ULL);
 	perf_event_release_kernel(event);
 }
 
