@@ -22,6 +22,21 @@ TXT
 	kgit diff pristine embm
 }
 
+# Fill the cover letter format-patch wrote ($1) from the series' own
+# (scripts/embm.d/series/cover-letter.txt: a subject line, a blank line,
+# the text), naming the base: Debian's package version and the upstream
+# version it is.
+patch_cover_letter() {
+	local cover=$1 src=$SERIES_DIR/cover-letter.txt deb kver body
+	deb=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || deb="(not installed)"
+	kver=$(make -s -C "$KSRC" kernelversion) || return 1
+	body=$(sed '1,2d' "$src" | sed "s/@LINUX_SOURCE_VERSION@/$deb/; s/@KERNELVERSION@/$kver/")
+	awk -v subject="$(head -n 1 "$src")" -v body="$body" '
+		{ sub(/\*\*\* SUBJECT HERE \*\*\*/, subject) }
+		/^\*\*\* BLURB HERE \*\*\*$/ { print body; next }
+		{ print }' "$cover" >"$cover.new" && mv "$cover.new" "$cover"
+}
+
 cmd_patch() {
 	local out=$EMBM_BUILD/embm.patch dir=$EMBM_BUILD/patches
 	while [ $# -gt 0 ]; do
@@ -31,14 +46,18 @@ cmd_patch() {
 		*) die "patch: unknown argument '$1' (-o FILE, -d DIR)" ;;
 		esac
 	done
+	[ "$EMBM_IDENT_EMAIL" = "$EMBM_IDENT_PLACEHOLDER_EMAIL" ] &&
+		log "signing with the placeholder '$EMBM_IDENT_NAME <$EMBM_IDENT_EMAIL>': set EMBM_IDENT_NAME and EMBM_IDENT_EMAIL"
 	tree_series
 	patch_combined >"$out" || die "cannot write $out"
 	# DIR may be the user's: only the series' own NNNN-*.patch files of
 	# an earlier export are removed, never the directory or anything else.
 	mkdir -p "$dir" || die "cannot create $dir"
 	rm -f "$dir"/[0-9][0-9][0-9][0-9]-*.patch
-	quiet kgit format-patch -q -o "$(realpath "$dir")" pristine..embm ||
+	quiet kgit -c user.name="$EMBM_IDENT_NAME" -c user.email="$EMBM_IDENT_EMAIL" \
+		format-patch -q --cover-letter -o "$(realpath "$dir")" pristine..embm ||
 		die "format-patch failed"
+	patch_cover_letter "$dir/0000-cover-letter.patch" || die "cannot write the cover letter"
 	log "wrote $out ($(grep -c '^diff --git' "$out") files) and $(ls "$dir"/[0-9][0-9][0-9][0-9]-*.patch | wc -l) patches in $dir"
 }
 

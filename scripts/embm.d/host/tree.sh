@@ -73,6 +73,19 @@ series_check() {
 	return $bad
 }
 
+# A step with the placeholder identity (the M: line of MAINTAINERS.diff)
+# replaced by EMBM_IDENT_NAME <EMBM_IDENT_EMAIL>.
+series_ident_filter() {
+	local from="$EMBM_IDENT_PLACEHOLDER_NAME <$EMBM_IDENT_PLACEHOLDER_EMAIL>"
+	local to="$EMBM_IDENT_NAME <$EMBM_IDENT_EMAIL>"
+	[ "$from" = "$to" ] && { cat; return; }
+	awk -v from="$from" -v to="$to" '{
+		if ((i = index($0, from)) > 0)
+			$0 = substr($0, 1, i - 1) to substr($0, i + length(from))
+		print
+	}'
+}
+
 # Paths a step (a .diff) changes, from its "+++ b/PATH" lines.
 step_paths() { sed -n 's|^+++ b/||p' "$1"; }
 
@@ -131,8 +144,9 @@ tree_series() {
 		for f in $(series_files "$m"); do
 			case $f in
 			*.diff)
-				(cd "$KSRC" && GIT_INDEX_FILE=$index git apply --cached --recount \
-					"$EMBM_TOP/$f") || die "$f does not apply"
+				series_ident_filter <"$EMBM_TOP/$f" |
+					(cd "$KSRC" && GIT_INDEX_FILE=$index git apply --cached --recount) ||
+					die "$f does not apply"
 				;;
 			*)
 				mode=100644
