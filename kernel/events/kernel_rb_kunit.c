@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the ring buffers for kernel counters
+ * KUnit tests of perf's helpers for kernel counters
  */
 
 #include <kunit/test.h>
+#include <linux/cgroup.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/io.h>
+#include <linux/log2.h>
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
 #include <linux/slab.h>
@@ -380,6 +386,51 @@ static void kernel_rb_attach_checks_test(struct kunit *test)
 	perf_kernel_rb_put(rb);
 }
 
+/*
+ * perf_event_open_permitted() and perf_event_target_permitted() answer as
+ * perf_event_open() does.  With every capability (this thread's), all is
+ * allowed.  Without any, at perf_event_paranoid 2 (upstream's default) a
+ * user-only counter of one's own thread is allowed, while kernel
+ * profiling, physical addresses and CPU-wide counters are refused; at 3
+ * (CONFIG_SECURITY_PERF_EVENTS_RESTRICT) all is refused.
+ */
+static void kernel_open_permitted_test(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.exclude_kernel = 1,
+	};
+	struct perf_event_attr kern = attr, phys = attr;
+	int paranoid = READ_ONCE(sysctl_perf_event_paranoid);
+	const struct cred *old;
+	struct cred *cred;
+
+	kern.exclude_kernel = 0;
+	phys.sample_type = PERF_SAMPLE_PHYS_ADDR;
+	KUNIT_EXPECT_EQ(test, 0, perf_event_open_permitted(&attr));
+	KUNIT_EXPECT_EQ(test, 0, perf_event_open_permitted(&kern));
+	KUNIT_EXPECT_EQ(test, 0, perf_event_open_permitted(&phys));
+	KUNIT_EXPECT_EQ(test, 0, perf_event_target_permitted(&attr, NULL));
+	KUNIT_EXPECT_EQ(test, 0, perf_event_target_permitted(&attr, current));
+
+	if (paranoid < 2)
+		kunit_skip(test, "perf_event_paranoid is %d, not 2 or more", paranoid);
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_clear(cred->cap_effective);
+	old = override_creds(cred);
+	KUNIT_EXPECT_EQ(test, paranoid > 2 ? -EACCES : 0, perf_event_open_permitted(&attr));
+	KUNIT_EXPECT_EQ(test, -EACCES, perf_event_open_permitted(&kern));
+	KUNIT_EXPECT_EQ(test, -EACCES, perf_event_open_permitted(&phys));
+	KUNIT_EXPECT_EQ(test, -EACCES, perf_event_target_permitted(&attr, NULL));
+	/* One's own thread needs no ptrace access: only the paranoia counts. */
+	KUNIT_EXPECT_EQ(test, 0, perf_event_target_permitted(&attr, current));
+	revert_creds(old);
+	put_cred(cred);
+}
+
 /* What a counter's overflow handler saw: its count and the sample's period. */
 struct overflow_log {
 	unsigned int n;
@@ -452,6 +503,136 @@ static void kernel_counter_swevent_period_test(struct kunit *test)
 	perf_event_release_kernel(event);
 }
 
+/*
+ * perf_kernel_counter_period() refuses what perf_event_period() refuses
+ * (perf_event_period_check()), and then changes nothing: a counting
+ * event, a period of 0 or with its top bit set.  A period it takes is the
+ * counter's.  perf_kernel_counter_enable() turns the counter on and off.
+ */
+static void kernel_counter_period_check_test(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	int cpu = raw_smp_processor_id();
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	KUNIT_EXPECT_EQ(test, -EINVAL, perf_kernel_counter_period(event, NSEC_PER_MSEC));
+	perf_event_release_kernel(event);
+
+	attr.sample_period = NSEC_PER_MSEC;
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	KUNIT_EXPECT_EQ(test, -EINVAL, perf_kernel_counter_period(event, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, perf_kernel_counter_period(event, 1ULL << 63));
+	KUNIT_EXPECT_EQ(test, NSEC_PER_MSEC, event->attr.sample_period);
+	KUNIT_EXPECT_EQ(test, 0, perf_kernel_counter_period(event, 2 * NSEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, 2 * NSEC_PER_MSEC, event->attr.sample_period);
+	KUNIT_EXPECT_EQ(test, 2 * NSEC_PER_MSEC, event->hw.sample_period);
+
+	perf_kernel_counter_enable(event, true);
+	KUNIT_EXPECT_GE(test, (int)event->state, (int)PERF_EVENT_STATE_INACTIVE);
+	perf_kernel_counter_enable(event, false);
+	KUNIT_EXPECT_EQ(test, (int)PERF_EVENT_STATE_OFF, (int)event->state);
+	perf_event_release_kernel(event);
+}
+
+/* This thread's perf_event cgroup, referenced; NULL without CGROUP_PERF. */
+static struct cgroup_subsys_state *current_perf_css(void)
+{
+	struct cgroup_subsys_state *css = NULL;
+
+#ifdef CONFIG_CGROUP_PERF
+	rcu_read_lock();
+	css = task_css(current, perf_event_cgrp_id);
+	css_get(css);
+	rcu_read_unlock();
+#endif
+	return css;
+}
+
+/*
+ * perf_event_create_kernel_cgroup(): a CPU-wide counter of this thread's
+ * cgroup counts while the thread runs on that CPU; a counter needs a CPU
+ * and a cgroup.  perf_cgroup_css_from_file() refuses a directory that is
+ * not a cgroup's.
+ */
+static void kernel_cgroup_test(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	struct cgroup_subsys_state *css;
+	struct perf_event *event;
+	u64 count, enabled, running;
+	struct file *root;
+	int cpu;
+
+	if (!IS_ENABLED(CONFIG_CGROUP_PERF))
+		kunit_skip(test, "no CONFIG_CGROUP_PERF");
+	root = filp_open("/", O_RDONLY | O_DIRECTORY, 0);
+	if (!IS_ERR(root)) {
+		css = perf_cgroup_css_from_file(root);
+		KUNIT_EXPECT_EQ(test, -EBADF, PTR_ERR_OR_ZERO(css));
+		if (!IS_ERR(css))
+			css_put(css);
+		fput(root);
+	}
+
+	css = current_perf_css();
+	event = perf_event_create_kernel_cgroup(&attr, -1, css, NULL, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR_OR_ZERO(event));
+	event = perf_event_create_kernel_cgroup(&attr, 0, NULL, NULL, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR_OR_ZERO(event));
+
+	/* Stay on the counter's CPU while it should count. */
+	migrate_disable();
+	cpu = smp_processor_id();
+	event = perf_event_create_kernel_cgroup(&attr, cpu, css, NULL, NULL, NULL);
+	css_put(css);
+	if (IS_ERR(event)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "perf_event_create_kernel_cgroup(): %ld", PTR_ERR(event));
+		return;
+	}
+	perf_event_enable(event);
+	mdelay(20);
+	perf_event_disable(event);
+	migrate_enable();
+	count = perf_event_read_value(event, &enabled, &running);
+	KUNIT_EXPECT_GT(test, count, 0ULL);
+	perf_event_release_kernel(event);
+}
+
+/*
+ * perf_sample_phys_addr() translates a kernel address as
+ * PERF_SAMPLE_PHYS_ADDR does, with the size of the page that maps it, and
+ * gives no address and no size for an address with no page.
+ */
+static void kernel_sample_phys_addr_test(struct kunit *test)
+{
+	u64 *buf = kunit_kzalloc(test, sizeof(*buf), GFP_KERNEL);
+	u64 size = 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, (u64)virt_to_phys(buf),
+			perf_sample_phys_addr((unsigned long)buf, &size));
+	KUNIT_EXPECT_GE(test, size, (u64)PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, is_power_of_2(size));
+	KUNIT_EXPECT_EQ(test, (u64)virt_to_phys(buf),
+			perf_sample_phys_addr((unsigned long)buf, NULL));
+	KUNIT_EXPECT_EQ(test, 0ULL, perf_sample_phys_addr(0, &size));
+	KUNIT_EXPECT_EQ(test, 0ULL, size);
+}
+
 static struct kunit_case kernel_rb_test_cases[] = {
 	KUNIT_CASE(kernel_rb_wrap_test),
 	KUNIT_CASE(kernel_rb_corrupt_test),
@@ -461,6 +642,10 @@ static struct kunit_case kernel_rb_test_cases[] = {
 	KUNIT_CASE(kernel_group_test),
 	KUNIT_CASE(kernel_counter_swevent_period_test),
 	KUNIT_CASE(kernel_rb_attach_checks_test),
+	KUNIT_CASE(kernel_open_permitted_test),
+	KUNIT_CASE(kernel_counter_period_check_test),
+	KUNIT_CASE(kernel_cgroup_test),
+	KUNIT_CASE(kernel_sample_phys_addr_test),
 	{}
 };
 

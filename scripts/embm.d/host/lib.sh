@@ -9,9 +9,14 @@ CONFIG_DIR=$EMBM_TOP/scripts/embm.d/config
 GUEST_DIR=$EMBM_TOP/scripts/embm.d/guest
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
-# Whoever signs the exported patches.
-EMBM_IDENT_NAME="embm developers"
-EMBM_IDENT_EMAIL="embm@example.org"
+# Whoever signs the exported patches and maintains embm (the M: line of
+# its MAINTAINERS entry, which reads the placeholder in the overlay):
+# EMBM_IDENT_NAME and EMBM_IDENT_EMAIL from the environment, else the
+# placeholder, about which 'scripts/embm patch' warns.
+EMBM_IDENT_PLACEHOLDER_NAME="Your Name"
+EMBM_IDENT_PLACEHOLDER_EMAIL="your.name@example.org"
+EMBM_IDENT_NAME=${EMBM_IDENT_NAME:-$EMBM_IDENT_PLACEHOLDER_NAME}
+EMBM_IDENT_EMAIL=${EMBM_IDENT_EMAIL:-$EMBM_IDENT_PLACEHOLDER_EMAIL}
 
 # Paths of the overlay: everything here goes into the kernel patch.
 OVERLAY_PATHS="Kconfig.embm MAINTAINERS.diff arch include kernel mm tools Documentation"

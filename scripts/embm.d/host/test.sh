@@ -97,7 +97,8 @@ t_git_am() {
 	tmp=$(mktemp -d)
 	rm -f "$idx"
 	GIT_INDEX_FILE=$idx kgit read-tree pristine || return 1
-	for p in "$EMBM_BUILD"/patches/*.patch; do
+	for p in "$EMBM_BUILD"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ "$(basename "$p")" = 0000-cover-letter.patch ] && continue
 		git mailinfo "$tmp/msg" "$tmp/diff" <"$p" >"$tmp/info" || { rc=1; break; }
 		grep -q '^Subject: ' "$tmp/info" || { echo "$p: no subject"; rc=1; break; }
 		(cd "$KSRC" && GIT_INDEX_FILE=$idx git apply --cached "$tmp/diff") ||
@@ -175,6 +176,19 @@ t_syscall_numbers() {
 	return $bad
 }
 
+# The cover letter has its subject and text, every placeholder filled,
+# and names the base: Debian's package version and the upstream one.
+t_cover_letter() {
+	local c=$1 bad=0
+	[ -f "$c" ] || { echo "no cover letter $c"; return 1; }
+	grep -q '^Subject: \[PATCH 00/[0-9]*\] embm: ' "$c" || { echo "cover letter: no subject"; bad=1; }
+	! grep -n '\*\*\* .* HERE \*\*\*\|@[A-Z_]*@' "$c" || { echo "cover letter: a placeholder is left"; bad=1; }
+	grep -q "package version $(dpkg-query -W -f='${Version}' linux-source-6.12)," "$c" &&
+		grep -q "Linux $(make -s -C "$KSRC" kernelversion) " "$c" ||
+		{ echo "cover letter: the base is not named"; bad=1; }
+	return $bad
+}
+
 # 'scripts/embm patch -d DIR' into a directory that holds other files
 # leaves them, and the directory, in place, and replaces the old series.
 t_patch_dir() {
@@ -186,6 +200,7 @@ t_patch_dir() {
 	[ -f "$d/user-file" ] || { echo "patch -d removed a file it did not write"; rc=1; }
 	[ ! -e "$d/0042-old.patch" ] || { echo "patch -d kept an old series patch"; rc=1; }
 	ls "$d"/0001-*.patch >/dev/null || { echo "patch -d wrote no series"; rc=1; }
+	t_cover_letter "$d/0000-cover-letter.patch" || rc=1
 	rm -rf "$d"
 	return $rc
 }
@@ -303,7 +318,8 @@ cmd_test() {
 	t_step "patch -d DIR keeps what it did not write" t_patch_dir
 	t_step "embm's rst pages build with Sphinx, no warning" t_docs_rst
 	t_step "kernel-doc -Wall on every embm kernel file: no warning" t_kernel_doc
-	for p in "$EMBM_BUILD"/patches/*.patch; do
+	for p in "$EMBM_BUILD"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ "$(basename "$p")" = 0000-cover-letter.patch ] && continue
 		t_step "checkpatch --strict: $(basename "$p")" t_checkpatch "$p" ENOSYS,FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID
 	done
 	t_step "checkpatch --strict: embm.patch (the whole change)" t_checkpatch \

@@ -3,6 +3,23 @@
 # linux-source-6.12 (tag "pristine"); the overlay in this repo becomes the
 # patch series on branch "embm", built with git plumbing from the series
 # files in scripts/embm.d/series/. Sourced, not run.
+#
+# A series file (NN-name.msg, in C-locale order) is one commit: its message,
+# a "Files:" line, then the overlay files the commit holds, one a line, used
+# in that order.  An entry is either
+#   - a whole file (kernel/events/kernel_rb.c): written as it is, or
+#   - a step, any file ending in .diff (kernel/events/core.c.group.diff):
+#     applied with git apply to what the earlier entries and commits made.
+# A step may change an upstream file or a file the series adds: a step
+# from /dev/null creates it ("new file mode"), later steps grow it, so that
+# a new file (mm/embm/Makefile, a header, a KUnit file) can grow across
+# commits.  A file the series adds is in the overlay at its own path with
+# its final content, listed as a whole file in the last commit that
+# changes it; that entry replaces what the steps made, so the tip of the
+# series is always the overlay.  series_check refuses a step listed after
+# the whole file of its path.  Steps are named PATH.TOPIC.diff, and
+# 'scripts/embm step-diff PATH OLD NEW' writes one.  See
+# scripts/embm.d/series/README for how to cut a commit in two.
 
 # Unpack linux-source-6.12 into $KSRC once.
 tree_pristine() {
@@ -24,8 +41,8 @@ tree_pristine() {
 	kgit tag pristine || die "cannot make the pristine git tree"
 }
 
-# The series files, in order.
-series_msgs() { ls "$SERIES_DIR"/*.msg; }
+# The series files, in order (C locale: 01-x before 01a-y on every host).
+series_msgs() { printf '%s\n' "$SERIES_DIR"/*.msg | LC_ALL=C sort; }
 
 # Commit message of a series file: everything before the "Files:" line.
 series_message() {
@@ -52,7 +69,66 @@ series_check() {
 		[ -f "$EMBM_TOP/$f" ] || { log "series names a missing file: $f"; bad=1; }
 	done
 	[ -z "$(uniq -d <<<"$listed")" ] || { log "listed twice: $(uniq -d <<<"$listed")"; bad=1; }
+	series_check_steps || bad=1
 	return $bad
+}
+
+# A step with the placeholder identity (the M: line of MAINTAINERS.diff)
+# replaced by EMBM_IDENT_NAME <EMBM_IDENT_EMAIL>.
+series_ident_filter() {
+	local from="$EMBM_IDENT_PLACEHOLDER_NAME <$EMBM_IDENT_PLACEHOLDER_EMAIL>"
+	local to="$EMBM_IDENT_NAME <$EMBM_IDENT_EMAIL>"
+	[ "$from" = "$to" ] && { cat; return; }
+	awk -v from="$from" -v to="$to" '{
+		if ((i = index($0, from)) > 0)
+			$0 = substr($0, 1, i - 1) to substr($0, i + length(from))
+		print
+	}'
+}
+
+# Paths a step (a .diff) changes, from its "+++ b/PATH" lines.
+step_paths() { sed -n 's|^+++ b/||p' "$1"; }
+
+# No step of a path comes after the whole file of that path: the tip of the
+# series must be the overlay file.
+series_check_steps() {
+	local m f p whole="" bad=0
+	for m in $(series_msgs); do
+		for f in $(series_files "$m"); do
+			case $f in
+			*.diff)
+				for p in $(step_paths "$EMBM_TOP/$f"); do
+					grep -qxF "$p" <<<"$whole" || continue
+					log "$f changes $p after its whole file: list the whole file last"
+					bad=1
+				done
+				;;
+			*)	whole+="$f"$'\n' ;;
+			esac
+		done
+	done
+	return $bad
+}
+
+# step_diff PATH OLD NEW: the step from file OLD (/dev/null: none yet) to
+# file NEW, for PATH in the tree, in the form tree_series applies.
+step_diff() {
+	local path=$1 old=$2 new=$3
+	printf 'diff --git a/%s b/%s\n' "$path" "$path"
+	if [ "$old" = /dev/null ]; then
+		printf 'new file mode 100644\n'
+		diff -u --label /dev/null --label "b/$path" /dev/null "$new"
+	else
+		diff -u --label "a/$path" --label "b/$path" "$old" "$new"
+	fi
+	[ $? -le 1 ]
+}
+
+cmd_step_diff() {
+	[ $# = 3 ] || die "usage: scripts/embm step-diff PATH OLD|/dev/null NEW"
+	[ -f "$3" ] || die "step-diff: no file $3"
+	[ "$2" = /dev/null ] || [ -f "$2" ] || die "step-diff: no file $2"
+	step_diff "$@"
 }
 
 # Build branch "embm": one commit per series file on top of "pristine".
@@ -68,8 +144,9 @@ tree_series() {
 		for f in $(series_files "$m"); do
 			case $f in
 			*.diff)
-				(cd "$KSRC" && GIT_INDEX_FILE=$index git apply --cached --recount \
-					"$EMBM_TOP/$f") || die "$f does not apply"
+				series_ident_filter <"$EMBM_TOP/$f" |
+					(cd "$KSRC" && GIT_INDEX_FILE=$index git apply --cached --recount) ||
+					die "$f does not apply"
 				;;
 			*)
 				mode=100644
