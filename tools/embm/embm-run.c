@@ -36,8 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "errors.h"
 #include "cmdline.h"
+#include "errors.h"
 #include "report.h"
 #include "uncore.h"
 
