@@ -9,7 +9,6 @@
  * the usage is, and exits with 2; a file that cannot be written exits
  * with 1.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 
 #include "cmdline.h"
@@ -24,22 +23,6 @@ void see_help(void)
 {
 	fprintf(stderr, "see %s --help\n", prog_name);
 	exit(2);
-}
-
-/**
- * usage_error() - say what is wrong with the command line, and exit with 2
- * @fmt: printf() format of the reason, without the tool's name or "\n"
- */
-void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	see_help();
 }
 
 /**

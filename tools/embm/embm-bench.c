@@ -50,7 +50,7 @@ struct counts {
 	unsigned long long pages, loads, stores;
 };
 
-const char prog_name[] = "embm-bench";
+const char *prog_name = "embm-bench";
 static struct buffer buffers[MAX_BUFFERS];
 static int nr_buffers;
 static enum pattern pattern = WRITE;
@@ -302,7 +302,7 @@ static void print(FILE *f, bool json, double secs)
 	}
 }
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: embm-bench [options] -b SIZE@NODE [-b SIZE@NODE ...]\n"
@@ -403,7 +403,7 @@ static void parse_args(int argc, char **argv, bool *json, const char **output)
 			*output = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			exit(0);
 		default:
 			see_help();
@@ -493,7 +493,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!nr_buffers || optind != argc) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	if (nr_threads < 1 || nr_threads > 1024 || nr_children < 0 || nr_children > 1024 ||

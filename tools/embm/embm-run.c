@@ -43,7 +43,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-const char prog_name[] = "embm-run";
+const char *prog_name = "embm-run";
 static const char *proc_dir = EMBM_PROC_DIR;
 static sig_atomic_t got_signal;	/* __atomic_*_n(): set by on_signal() */
 static int child_pidfd = -1;	/* the command, for signals */
@@ -355,7 +355,7 @@ struct run_args {
 	const char *output;	/* or NULL: stdout */
 };
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: embm-run [options] -- cmd [args]\n"
@@ -455,7 +455,7 @@ static void parse_args(int argc, char **argv, struct run_args *a)
 			a->output = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			exit(0);
 		default:
 			see_help();

@@ -16,7 +16,7 @@
 #include "report.h"
 #include "uncore.h"
 
-const char prog_name[] = "embm-stat";
+const char *prog_name = "embm-stat";
 static sig_atomic_t stop;	/* __atomic_*_n(): set by on_signal() */
 
 /* What the options choose. */
@@ -31,7 +31,7 @@ struct stat_args {
 	const char *dir;	/* normally EMBM_PROC_DIR */
 };
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: embm-stat [options]\n"
@@ -93,7 +93,7 @@ static void parse_args(int argc, char **argv, struct stat_args *a)
 			a->dir = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			exit(0);
 		default:
 			see_help();
@@ -129,6 +129,7 @@ int main(int argc, char **argv)
 	};
 	bool tty = isatty(STDOUT_FILENO), once, json;
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct timespec every;
 	struct embm_report r;
 	const char *dir;
 	FILE *out;
@@ -136,7 +137,7 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &a);
 	if (optind != argc) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	if (a.interval <= 0) {
@@ -150,6 +151,8 @@ int main(int argc, char **argv)
 	out = open_output(a.output);
 	if (json && count < 0)
 		once = true;
+	every.tv_sec = a.interval;
+	every.tv_nsec = (a.interval - every.tv_sec) * 1e9;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* A live view shows the uncore over each interval; one refresh has none. */
@@ -183,9 +186,7 @@ int main(int argc, char **argv)
 		fflush(out);
 		if (once || (count >= 0 && n + 1 >= count))
 			break;
-		struct timespec ts = { (time_t)a.interval,
-				       (long)((a.interval - (time_t)a.interval) * 1e9) };
-		nanosleep(&ts, NULL);
+		nanosleep(&every, NULL);
 	}
 	embm_unc_close(&uncore);
 	if (out != stdout)
