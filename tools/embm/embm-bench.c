@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "opts.h"
+#include "cmdline.h"
 
 #define PAGE		4096UL
 #define LINE		64UL
@@ -50,6 +50,7 @@ struct counts {
 	unsigned long long pages, loads, stores;
 };
 
+const char *prog_name = "embm-bench";
 static struct buffer buffers[MAX_BUFFERS];
 static int nr_buffers;
 static enum pattern pattern = WRITE;
@@ -60,50 +61,6 @@ static bool huge, zero_read;
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
 static unsigned long long *touch_ns;	/* first touches' time, all threads; shared */
-
-static const struct embm_tool_opt bench_opts[] = {
-	{ "buffer", required_argument, 'b', "SIZE@NODE",
-	  "a buffer of SIZE bytes (K, M, G) bound to NODE" },
-	{ "pattern", required_argument, 'p', "P",
-	  "write (default), seq-read, rand-read or chase" },
-	{ "threads", required_argument, 't', "N",
-	  "threads per process, each on a slice (default 1)" },
-	{ "children", required_argument, 'c', "N",
-	  "child processes, each with buffers of its own" },
-	{ "passes", required_argument, 'r', "N", "passes of the pattern (default 1)" },
-	{ "huge", no_argument, 'H', NULL,
-	  "transparent huge pages (MADV_HUGEPAGE) instead of 4 KiB pages" },
-	{ "first-touch", required_argument, 'F', "HOW",
-	  "write (default) or read: never-written memory maps the zero page" },
-	{ "sessions", required_argument, 's', "N",
-	  "instead: time N embm_start() + embm_end() pairs on itself" },
-	{ }
-};
-
-static int bench_opt(int opt, const char *arg, void *data);
-
-static const struct embm_tool tool = {
-	.name = "embm-bench",
-	.usage =
-		"usage: embm-bench [options] -b SIZE@NODE [-b SIZE@NODE ...]\n"
-		"       embm-bench [-j] [-o FILE] -s N\n"
-		"\n"
-		"Touches buffers bound to nodes and says what it did per node;\n"
-		"or times sessions of embm on itself.\n",
-	.opts = bench_opts,
-	.shared = EMBM_OPT(DURATION) | EMBM_OPT(JSON) | EMBM_OPT(OUTPUT),
-	.help = {
-		[EMBM_OPT_DURATION] = "run passes for S seconds instead",
-		[EMBM_OPT_JSON] = "print JSON, in embm-run's names",
-		[EMBM_OPT_OUTPUT] = "write to FILE, not stdout",
-	},
-	.notes =
-		"Every page is first written once (pages: 4 KiB pages first touched, in huge\n"
-		"pages too), then the pattern makes one access per 64-byte line a pass\n"
-		"(accesses = loads + stores).  embm-run names its estimates alike: pages\n"
-		"for the swfault source (first touches), accesses for pebs and ibs.\n",
-	.parse = bench_opt,
-};
 
 /* @fmt is a string literal, checked by the compiler as fprintf()'s is. */
 #define fatal(fmt, ...)							\
@@ -345,50 +302,113 @@ static void print(FILE *f, bool json, double secs)
 	}
 }
 
-static int bench_opt(int opt, const char *arg, void *data)
+static void print_usage(FILE *f)
 {
-	int i;
+	fprintf(f,
+		"usage: embm-bench [options] -b SIZE@NODE [-b SIZE@NODE ...]\n"
+		"       embm-bench [-j] [-o FILE] -s N\n"
+		"\n"
+		"Touches buffers bound to nodes and says what it did per node;\n"
+		"or times sessions of embm on itself.\n"
+		"\n"
+		"  -b, --buffer SIZE@NODE  a buffer of SIZE bytes (K, M, G) bound to NODE\n"
+		"  -p, --pattern P         write (default), seq-read, rand-read or chase\n"
+		"  -t, --threads N         threads per process, each on a slice (default 1)\n"
+		"  -c, --children N        child processes, each with buffers of its own\n"
+		"  -r, --passes N          passes of the pattern (default 1)\n"
+		"  -H, --huge              transparent huge pages (MADV_HUGEPAGE) instead of 4 KiB pages\n"
+		"  -F, --first-touch HOW   write (default) or read: never-written memory maps the zero page\n"
+		"  -s, --sessions N        instead: time N embm_start() + embm_end() pairs on itself\n"
+		"  -d, --duration S        run passes for S seconds instead\n"
+		"  -j, --json              print JSON, in embm-run's names\n"
+		"  -o, --output FILE       write to FILE, not stdout\n"
+		"  -h, --help              this text\n"
+		"\n"
+		"Every page is first written once (pages: 4 KiB pages first touched, in huge\n"
+		"pages too), then the pattern makes one access per 64-byte line a pass\n"
+		"(accesses = loads + stores).  embm-run names its estimates alike: pages\n"
+		"for the swfault source (first touches), accesses for pebs and ibs.\n");
+}
 
-	(void)data;
-	switch (opt) {
-	case 'b':
-		if (nr_buffers == MAX_BUFFERS)
-			fatal("at most %d buffers", MAX_BUFFERS);
-		buffers[nr_buffers].size = parse_size(arg);
-		buffers[nr_buffers].node = atoi(strchr(arg, '@') + 1);
-		nr_buffers++;
-		return 0;
-	case 'p':
-		for (i = 0; i < 4 && strcmp(arg, pattern_names[i]); i++)
-			;
-		if (i == 4)
-			fatal("--pattern: one of write, seq-read, rand-read, chase");
-		pattern = i;
-		return 0;
-	case 't':
-		nr_threads = atoi(arg);
-		return 0;
-	case 'c':
-		nr_children = atoi(arg);
-		return 0;
-	case 'r':
-		passes = atol(arg);
-		return 0;
-	case 'H':
-		huge = true;
-		return 0;
-	case 'F':
-		if (strcmp(arg, "write") && strcmp(arg, "read"))
-			fatal("--first-touch: write or read");
-		zero_read = !strcmp(arg, "read");
-		return 0;
-	case 's':
-		nr_sessions = atoi(arg);
-		if (nr_sessions < 1 || nr_sessions > 100000)
-			fatal("--sessions: 1..100000");
-		return 0;
+static const struct option opts[] = {
+	{ "buffer",	 required_argument,	NULL, 'b' },
+	{ "pattern",	 required_argument,	NULL, 'p' },
+	{ "threads",	 required_argument,	NULL, 't' },
+	{ "children",	 required_argument,	NULL, 'c' },
+	{ "passes",	 required_argument,	NULL, 'r' },
+	{ "huge",	 no_argument,		NULL, 'H' },
+	{ "first-touch", required_argument,	NULL, 'F' },
+	{ "sessions",	 required_argument,	NULL, 's' },
+	{ "duration",	 required_argument,	NULL, 'd' },
+	{ "json",	 no_argument,		NULL, 'j' },
+	{ "output",	 required_argument,	NULL, 'o' },
+	{ "help",	 no_argument,		NULL, 'h' },
+	{ }
+};
+
+/*
+ * Take the options into the globals, and --json and --output into *@json
+ * and *@output; exit with 0 for --help, with 2 for bad usage, with 1 for a
+ * value out of bounds.
+ */
+static void parse_args(int argc, char **argv, bool *json, const char **output)
+{
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "b:p:t:c:r:HF:s:d:jo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (nr_buffers == MAX_BUFFERS)
+				fatal("at most %d buffers", MAX_BUFFERS);
+			buffers[nr_buffers].size = parse_size(optarg);
+			buffers[nr_buffers].node = atoi(strchr(optarg, '@') + 1);
+			nr_buffers++;
+			break;
+		case 'p':
+			for (i = 0; i < 4 && strcmp(optarg, pattern_names[i]); i++)
+				;
+			if (i == 4)
+				fatal("--pattern: one of write, seq-read, rand-read, chase");
+			pattern = i;
+			break;
+		case 't':
+			nr_threads = atoi(optarg);
+			break;
+		case 'c':
+			nr_children = atoi(optarg);
+			break;
+		case 'r':
+			passes = atol(optarg);
+			break;
+		case 'H':
+			huge = true;
+			break;
+		case 'F':
+			if (strcmp(optarg, "write") && strcmp(optarg, "read"))
+				fatal("--first-touch: write or read");
+			zero_read = !strcmp(optarg, "read");
+			break;
+		case 's':
+			nr_sessions = atoi(optarg);
+			if (nr_sessions < 1 || nr_sessions > 100000)
+				fatal("--sessions: 1..100000");
+			break;
+		case 'd':
+			duration = parse_seconds("--duration", optarg);
+			break;
+		case 'j':
+			*json = true;
+			break;
+		case 'o':
+			*output = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			exit(0);
+		default:
+			see_help();
+		}
 	}
-	return -1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -457,25 +477,23 @@ static int time_sessions(FILE *f, bool json)
 
 int main(int argc, char **argv)
 {
-	struct embm_opts o = { };
-	bool json;
+	const char *output = NULL;
+	bool json = false;
 	FILE *out;
 	double t0;
 	int i, status, failed = 0;
 	pid_t pid;
 
-	embm_opts_parse(&tool, &o, argc, argv, NULL);
-	duration = o.duration;
-	json = o.json;
+	parse_args(argc, argv, &json, &output);
 	if (nr_sessions && !nr_buffers && optind == argc) {
-		out = embm_opts_output(&tool, &o);
+		out = open_output(output);
 		time_sessions(out, json);
 		if (out != stdout)
 			fclose(out);
 		return 0;
 	}
 	if (!nr_buffers || optind != argc) {
-		embm_opts_usage(&tool, stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	if (nr_threads < 1 || nr_threads > 1024 || nr_children < 0 || nr_children > 1024 ||
@@ -490,7 +508,7 @@ int main(int argc, char **argv)
 		if (buffers[i].size / PAGE < (size_t)nr_threads)
 			fatal("buffer %d: fewer pages than threads", i);
 	}
-	out = embm_opts_output(&tool, &o);
+	out = open_output(output);
 	shared = mmap(NULL, MAX_NODES * sizeof(*shared) + sizeof(*touch_ns),
 		      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)

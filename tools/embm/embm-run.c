@@ -36,13 +36,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "errors.h"
-#include "opts.h"
 #include "report.h"
 #include "uncore.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+const char *prog_name = "embm-run";
 static const char *proc_dir = EMBM_PROC_DIR;
 static sig_atomic_t got_signal;	/* __atomic_*_n(): set by on_signal() */
 static int child_pidfd = -1;	/* the command, for signals */
@@ -63,54 +64,6 @@ struct knob {
 };
 
 static struct knob knobs[] = { { .name = "source" }, { .name = "period" } };
-
-static const struct embm_tool_opt run_opts[] = {
-	{ "node", required_argument, 'n', "N",
-	  "node under study (usually the CXL node): shown first" },
-	{ "system", no_argument, 's', NULL,
-	  "every process, while cmd runs or for --duration" },
-	{ "pid", required_argument, 'p', "P",
-	  "a running process, until Ctrl-C, --duration or its exit" },
-	{ "cgroup", required_argument, 'c', "DIR",
-	  "the tasks of a cgroup v2 directory (a command is put into it)" },
-	{ }
-};
-
-static int run_opt(int opt, const char *arg, void *data);
-
-static const struct embm_tool tool = {
-	.name = "embm-run",
-	.usage =
-		"usage: embm-run [options] -- cmd [args]\n"
-		"       embm-run [options] --pid P\n"
-		"       embm-run [options] --system [-- cmd [args]]\n"
-		"       embm-run [options] --cgroup DIR [-- cmd [args]]\n"
-		"\n"
-		"Samples where the memory accesses of a command (or a running process, or\n"
-		"the whole system) go, and prints them per NUMA node and tier.\n",
-	.opts = run_opts,
-	.shared = EMBM_OPT(DURATION) | EMBM_OPT(SOURCE) | EMBM_OPT(PERIOD) |
-		  EMBM_OPT(INTERVAL) | EMBM_OPT(TOP) | EMBM_OPT(JSON) | EMBM_OPT(OUTPUT),
-	.help = {
-		[EMBM_OPT_DURATION] = "stop after S seconds (--pid, --system, --cgroup)",
-		[EMBM_OPT_INTERVAL] = "print a snapshot every S seconds while running",
-	},
-	.notes =
-		"With a command, SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to embm-run alone\n"
-		"(kill PID) are passed on to it once; those the terminal sends to its whole\n"
-		"foreground process group (Ctrl-C) reach the command by themselves and are\n"
-		"not sent again.  Without a command they, and SIGPIPE, end the sampling.\n"
-		"\n"
-		"--source and --period stay set while the session runs and are put back\n"
-		"when embm-run exits, whatever the way (not when it is killed with SIGKILL).\n"
-		"\n"
-		"Exits with the command's status (128 + signal if it was killed), 127 when\n"
-		"the command is not found, 126 when it cannot be run, 1 when embm could not\n"
-		"sample, 2 for bad usage; the reason is printed.\n",
-	.legend = embm_report_legend,
-	.stop_at_operand = true,
-	.parse = run_opt,
-};
 
 /* End the session embm-run started, if it still runs; once. */
 static void session_end(void)
@@ -389,55 +342,145 @@ static int wait_loop(int pidfd, double duration, double interval, FILE *out,
 	}
 }
 
-/* What embm-run's own options choose. */
+/* What the options choose. */
 struct run_args {
 	int node;
 	bool system_wide;
 	pid_t pid;
 	const char *cgroup;
 	int cgfd;		/* @cgroup, open */
+	double duration, interval;	/* seconds, >= 0 */
+	unsigned int top;
+	bool json;
+	const char *output;	/* or NULL: stdout */
 };
 
-static int run_opt(int opt, const char *arg, void *data)
+static void print_usage(FILE *f)
 {
-	struct run_args *a = data;
+	fprintf(f,
+		"usage: embm-run [options] -- cmd [args]\n"
+		"       embm-run [options] --pid P\n"
+		"       embm-run [options] --system [-- cmd [args]]\n"
+		"       embm-run [options] --cgroup DIR [-- cmd [args]]\n"
+		"\n"
+		"Samples where the memory accesses of a command (or a running process, or\n"
+		"the whole system) go, and prints them per NUMA node and tier.\n"
+		"\n"
+		"  -n, --node N       node under study (usually the CXL node): shown first\n"
+		"  -s, --system       every process, while cmd runs or for --duration\n"
+		"  -p, --pid P        a running process, until Ctrl-C, --duration or its exit\n"
+		"  -c, --cgroup DIR   the tasks of a cgroup v2 directory (a command is put into it)\n"
+		"  -d, --duration S   stop after S seconds (--pid, --system, --cgroup)\n"
+		"  -S, --source NAME  auto, pebs, ibs or swfault for this session\n"
+		"  -P, --period N     sample period for this session (0: the source's)\n"
+		"  -i, --interval S   print a snapshot every S seconds while running\n"
+		"  -t, --top N        hot pages to show (default 10)\n"
+		"  -j, --json         print the report as JSON\n"
+		"  -o, --output FILE  write the report to FILE, not stdout\n"
+		"  -h, --help         this text\n"
+		"\n"
+		"With a command, SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to embm-run alone\n"
+		"(kill PID) are passed on to it once; those the terminal sends to its whole\n"
+		"foreground process group (Ctrl-C) reach the command by themselves and are\n"
+		"not sent again.  Without a command they, and SIGPIPE, end the sampling.\n"
+		"\n"
+		"--source and --period stay set while the session runs and are put back\n"
+		"when embm-run exits, whatever the way (not when it is killed with SIGKILL).\n"
+		"\n"
+		"Exits with the command's status (128 + signal if it was killed), 127 when\n"
+		"the command is not found, 126 when it cannot be run, 1 when embm could not\n"
+		"sample, 2 for bad usage; the reason is printed.\n"
+		"\n");
+	fputs(embm_report_legend, f);
+}
 
-	switch (opt) {
-	case 'n':
-		a->node = embm_opts_num(&tool, "--node", arg, -1, 1000000000);
-		return 0;
-	case 's':
-		a->system_wide = true;
-		return 0;
-	case 'p':
-		a->pid = embm_opts_num(&tool, "--pid", arg, 1, 1000000000);
-		return 0;
-	case 'c':
-		a->cgroup = arg;
-		return 0;
+static const struct option opts[] = {
+	{ "node",	required_argument,	NULL, 'n' },
+	{ "system",	no_argument,		NULL, 's' },
+	{ "pid",	required_argument,	NULL, 'p' },
+	{ "cgroup",	required_argument,	NULL, 'c' },
+	{ "duration",	required_argument,	NULL, 'd' },
+	{ "source",	required_argument,	NULL, 'S' },
+	{ "period",	required_argument,	NULL, 'P' },
+	{ "interval",	required_argument,	NULL, 'i' },
+	{ "top",	required_argument,	NULL, 't' },
+	{ "json",	no_argument,		NULL, 'j' },
+	{ "output",	required_argument,	NULL, 'o' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ }
+};
+
+/*
+ * Take the options into @a, and -S and -P into knobs[]; exit with 0 for
+ * --help, with 2 for bad usage.  The first operand ends them: what
+ * follows is the command's own ('+').
+ */
+static void parse_args(int argc, char **argv, struct run_args *a)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+n:sp:c:d:S:P:i:t:jo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			a->node = parse_long("--node", optarg, -1, 1000000000);
+			break;
+		case 's':
+			a->system_wide = true;
+			break;
+		case 'p':
+			a->pid = parse_long("--pid", optarg, 1, 1000000000);
+			break;
+		case 'c':
+			a->cgroup = optarg;
+			break;
+		case 'd':
+			a->duration = parse_seconds("--duration", optarg);
+			break;
+		case 'S':
+			knobs[0].val = optarg;
+			break;
+		case 'P':
+			knobs[1].val = optarg;
+			break;
+		case 'i':
+			a->interval = parse_seconds("--interval", optarg);
+			break;
+		case 't':
+			a->top = parse_long("--top", optarg, 0, 1000000000);
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			exit(0);
+		default:
+			see_help();
+		}
 	}
-	return -1;
 }
 
 /* One target, and only one: or say what is wrong and exit with 2. */
 static void check_target(const struct run_args *a, int argc)
 {
 	if (a->pid && argc)
-		embm_opts_bad_usage(&tool, "--pid and a command cannot be combined");
+		usage_error("--pid and a command cannot be combined");
 	if (a->pid && a->system_wide)
-		embm_opts_bad_usage(&tool, "--pid and --system cannot be combined");
+		usage_error("--pid and --system cannot be combined");
 	if (a->pid && a->cgroup)
-		embm_opts_bad_usage(&tool, "--pid and --cgroup cannot be combined");
+		usage_error("--pid and --cgroup cannot be combined");
 	if (a->cgroup && a->system_wide)
-		embm_opts_bad_usage(&tool, "--cgroup and --system cannot be combined");
+		usage_error("--cgroup and --system cannot be combined");
 	if (!a->pid && !a->system_wide && !a->cgroup && !argc)
-		embm_opts_bad_usage(&tool,
-				    "no target: give a command, --pid, --system or --cgroup");
+		usage_error("no target: give a command, --pid, --system or --cgroup");
 }
 
 /* Sample a running process, a cgroup or the system until told to stop. */
 static int run_attached(const struct run_args *a, const struct embm_start_req *q,
-			const struct embm_opts *o, FILE *out)
+			FILE *out)
 {
 	unsigned int flags = a->cgroup ? EMBM_FLAG_CGROUP : 0;
 	pid_t target;
@@ -451,11 +494,11 @@ static int run_attached(const struct run_args *a, const struct embm_start_req *q
 	knobs_set(what);
 	start_or_die(target, flags, q, what);
 	uncore_start(true);
-	wait_loop(-1, o->duration, o->interval, out, what, o->json, o->top);
+	wait_loop(-1, a->duration, a->interval, out, what, a->json, a->top);
 	uncore_final();
 	session_end();
 	knobs_restore();
-	report(out, what, o->json, o->top, true);
+	report(out, what, a->json, a->top, true);
 	return 0;
 }
 
@@ -515,7 +558,7 @@ static int exec_failed(pid_t child, const char *cmd, int err)
 
 /* Run @argv under a session on it (or on its cgroup, or the system). */
 static int run_command(const struct run_args *a, const struct embm_start_req *q,
-		       const struct embm_opts *o, FILE *out, char **argv, int argc)
+		       FILE *out, char **argv, int argc)
 {
 	unsigned int flags = a->cgroup ? EMBM_FLAG_CGROUP : 0;
 	int go[2], ex[2], status = 0, err;
@@ -557,7 +600,7 @@ static int run_command(const struct run_args *a, const struct embm_start_req *q,
 	if (err)
 		return exec_failed(child, argv[0], err);
 
-	wait_loop(child_pidfd, 0, o->interval, out, what, o->json, o->top);
+	wait_loop(child_pidfd, 0, a->interval, out, what, a->json, a->top);
 	uncore_final();
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR)
@@ -565,7 +608,7 @@ static int run_command(const struct run_args *a, const struct embm_start_req *q,
 	}
 	session_end();
 	knobs_restore();
-	report(out, what, o->json, o->top, true);
+	report(out, what, a->json, a->top, true);
 	if (out != stdout)
 		fclose(out);
 
@@ -578,15 +621,12 @@ static int run_command(const struct run_args *a, const struct embm_start_req *q,
 
 int main(int argc, char **argv)
 {
-	struct embm_opts o = { .top = 10, .dir = EMBM_PROC_DIR };
-	struct run_args a = { .node = EMBM_NODE_NONE, .cgfd = -1 };
+	struct run_args a = { .node = EMBM_NODE_NONE, .cgfd = -1, .top = 10 };
 	struct embm_start_req q = { .root = "" };
 	char set[128];
 	FILE *out;
 
-	embm_opts_parse(&tool, &o, argc, argv, &a);
-	knobs[0].val = o.source;
-	knobs[1].val = o.period;
+	parse_args(argc, argv, &a);
 	argv += optind;
 	argc -= optind;
 	check_target(&a, argc);
@@ -595,7 +635,7 @@ int main(int argc, char **argv)
 		if (a.cgfd < 0)
 			fatal("cannot open cgroup %s: %m", a.cgroup);
 	}
-	out = embm_opts_output(&tool, &o);
+	out = open_output(a.output);
 	catch_signals();
 
 	q.pid = a.pid;
@@ -604,6 +644,6 @@ int main(int argc, char **argv)
 	q.node = a.node;
 	q.knobs = knobs_wanted(set, sizeof(set));
 	if (!argc)
-		return run_attached(&a, &q, &o, out);
-	return run_command(&a, &q, &o, out, argv, argc);
+		return run_attached(&a, &q, out);
+	return run_command(&a, &q, out, argv, argc);
 }

@@ -12,59 +12,93 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "opts.h"
+#include "cmdline.h"
 #include "report.h"
 #include "uncore.h"
 
+const char *prog_name = "embm-stat";
 static sig_atomic_t stop;	/* __atomic_*_n(): set by on_signal() */
 
-static const struct embm_tool_opt stat_opts[] = {
-	{ "once", no_argument, '1', NULL,
-	  "print once and exit (the default when not a terminal)" },
-	{ "count", required_argument, 'c', "N", "stop after N refreshes" },
-	{ }
-};
-
-/* What embm-stat's own options choose. */
+/* What the options choose. */
 struct stat_args {
 	bool once;
-	long count;
+	long count;		/* or -1: until stopped */
+	double interval;	/* seconds, > 0 */
+	bool interval_given;
+	unsigned int top;
+	bool json;
+	const char *output;	/* or NULL: stdout */
+	const char *dir;	/* normally EMBM_PROC_DIR */
 };
 
-static int stat_opt(int opt, const char *arg, void *data);
-
-static const struct embm_tool tool = {
-	.name = "embm-stat",
-	.usage =
+static void print_usage(FILE *f)
+{
+	fprintf(f,
 		"usage: embm-stat [options]\n"
 		"\n"
 		"Shows the embm session: live while it runs, its results after it ended.\n"
 		"Refreshed, it also shows the uncore bandwidth and latency per socket and\n"
-		"tier over each interval (or why they are unavailable).\n",
-	.opts = stat_opts,
-	.shared = EMBM_OPT(INTERVAL) | EMBM_OPT(TOP) | EMBM_OPT(JSON) | EMBM_OPT(OUTPUT) |
-		  EMBM_OPT(DIR),
-	.help = {
-		[EMBM_OPT_INTERVAL] = "refresh every S seconds (default 1)",
-		[EMBM_OPT_JSON] = "print JSON (implies --once unless --count is given)",
-	},
-	.parse = stat_opt,
+		"tier over each interval (or why they are unavailable).\n"
+		"\n"
+		"  -1, --once         print once and exit (the default when not a terminal)\n"
+		"  -c, --count N      stop after N refreshes\n"
+		"  -i, --interval S   refresh every S seconds (default 1)\n"
+		"  -t, --top N        hot pages to show (default 10)\n"
+		"  -j, --json         print JSON (implies --once unless --count is given)\n"
+		"  -o, --output FILE  write the report to FILE, not stdout\n"
+		"  -D, --dir DIR      read DIR instead of " EMBM_PROC_DIR "\n"
+		"  -h, --help         this text\n");
+}
+
+static const struct option opts[] = {
+	{ "once",	no_argument,		NULL, '1' },
+	{ "count",	required_argument,	NULL, 'c' },
+	{ "interval",	required_argument,	NULL, 'i' },
+	{ "top",	required_argument,	NULL, 't' },
+	{ "json",	no_argument,		NULL, 'j' },
+	{ "output",	required_argument,	NULL, 'o' },
+	{ "dir",	required_argument,	NULL, 'D' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ }
 };
 
-static int stat_opt(int opt, const char *arg, void *data)
+/* Take the options into @a; exit with 0 for --help, with 2 for bad usage. */
+static void parse_args(int argc, char **argv, struct stat_args *a)
 {
-	struct stat_args *a = data;
+	int c;
 
-	switch (opt) {
-	case '1':
-		a->once = true;
-		return 0;
-	case 'c':
-		a->count = embm_opts_num(&tool, "--count", arg, 0, 1000000000);
-		a->once = false;
-		return 0;
+	while ((c = getopt_long(argc, argv, "1c:i:t:jo:D:h", opts, NULL)) != -1) {
+		switch (c) {
+		case '1':
+			a->once = true;
+			break;
+		case 'c':
+			a->count = parse_long("--count", optarg, 0, 1000000000);
+			a->once = false;
+			break;
+		case 'i':
+			a->interval = parse_seconds("--interval", optarg);
+			a->interval_given = true;
+			break;
+		case 't':
+			a->top = parse_long("--top", optarg, 0, 1000000000);
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'D':
+			a->dir = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			exit(0);
+		default:
+			see_help();
+		}
 	}
-	return -1;
 }
 
 /* The uncore figures of a refreshed view: over each interval. */
@@ -89,31 +123,36 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	struct embm_opts o = { .interval = 1, .top = 10, .dir = EMBM_PROC_DIR };
-	struct stat_args a = { .once = !isatty(STDOUT_FILENO), .count = -1 };
+	struct stat_args a = {
+		.once = !isatty(STDOUT_FILENO), .count = -1, .interval = 1, .top = 10,
+		.dir = EMBM_PROC_DIR,
+	};
 	bool tty = isatty(STDOUT_FILENO), once, json;
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct timespec every;
 	struct embm_report r;
 	const char *dir;
 	FILE *out;
 	long count;
 
-	embm_opts_parse(&tool, &o, argc, argv, &a);
+	parse_args(argc, argv, &a);
 	if (optind != argc) {
-		embm_opts_usage(&tool, stderr);
+		print_usage(stderr);
 		return 2;
 	}
-	if (o.interval <= 0) {
+	if (a.interval <= 0) {
 		fprintf(stderr, "embm-stat: --interval takes seconds > 0\n");
 		return 2;
 	}
-	once = a.once && !(o.given & EMBM_OPT(INTERVAL));
+	once = a.once && !a.interval_given;
 	count = a.count;
-	json = o.json;
-	dir = o.dir;
-	out = embm_opts_output(&tool, &o);
+	json = a.json;
+	dir = a.dir;
+	out = open_output(a.output);
 	if (json && count < 0)
 		once = true;
+	every.tv_sec = a.interval;
+	every.tv_nsec = (a.interval - every.tv_sec) * 1e9;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* A live view shows the uncore over each interval; one refresh has none. */
@@ -135,10 +174,10 @@ int main(int argc, char **argv)
 		if (n)
 			embm_unc_read(&uncore, &uncore_result, true);
 		if (json)
-			embm_report_json(out, &r, "embm-stat", NULL, o.top,
+			embm_report_json(out, &r, "embm-stat", NULL, a.top,
 					 once ? NULL : uncore_json, &n);
 		else
-			embm_report_print(out, &r, NULL, o.top);
+			embm_report_print(out, &r, NULL, a.top);
 		if (!json && !once && (n || !uncore.model))
 			embm_unc_report(out, &uncore, &uncore_result, false);
 		else if (!json && !once)
@@ -147,9 +186,7 @@ int main(int argc, char **argv)
 		fflush(out);
 		if (once || (count >= 0 && n + 1 >= count))
 			break;
-		struct timespec ts = { (time_t)o.interval,
-				       (long)((o.interval - (time_t)o.interval) * 1e9) };
-		nanosleep(&ts, NULL);
+		nanosleep(&every, NULL);
 	}
 	embm_unc_close(&uncore);
 	if (out != stdout)
