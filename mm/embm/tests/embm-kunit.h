@@ -78,7 +78,7 @@ embm_test_event(struct kunit *test, struct perf_event_attr *attr, int cpu, struc
 
 /* Stop @event, read what it wrote into @c, and free it and its buffer @rb. */
 static __maybe_unused void embm_test_collect(struct perf_event *event, struct perf_buffer *rb,
-					struct embm_test_check *c)
+					     struct embm_test_check *c)
 {
 	u64 scratch[64];
 

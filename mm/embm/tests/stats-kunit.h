@@ -33,7 +33,6 @@ static bool embm_stats_identity_ok(const struct embm_stats *st)
 			      embm_stats_device(st);
 }
 
-
 static void embm_lat_bucket_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, 0U, embm_lat_bucket(0));
