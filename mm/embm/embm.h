@@ -11,7 +11,7 @@
  *		       struct embm_sampler_status                kthread
  *   record.c     PERF_RECORD_* parsing                    any
  *   tier.c       pfn -> node -> tier, the CXL windows,
- *		       memory hotplug                             kthread
+ *		       memory hotplug                            kthread
  *   stats.c      struct embm_stats: attribution, counts     kthread
  *   direct.c     direct samples: the overflow handler's
  *		       per-CPU queues                 any (writer: task, IRQs off)
@@ -53,6 +53,18 @@
 #include <linux/pid.h>
 #include <linux/seq_buf.h>
 #include <linux/types.h>
+
+/*
+ * The layers that have headers of their own, included here until every
+ * file includes what it uses (report.h, which needs the session and the
+ * sampler's status, at the end).
+ */
+#include "direct.h"
+#include "hot.h"
+#include "perm.h"
+#include "record.h"
+#include "stats.h"
+#include "tier.h"
 
 /* Take a mutex for a system call or a read: -ERESTARTSYS on a signal. */
 static inline int embm_lock_interruptible(struct mutex *lock)
@@ -117,20 +129,10 @@ struct embm_config {
 int embm_session_start(pid_t pid, int node, unsigned int flags);
 int embm_session_end(pid_t pid, unsigned int flags);
 
-#include "perm.h"
-
-#include "record.h"
-
 /* ---- sources ------------------------------------------------------------ */
 
 /* source.c: the sources, in the order the automatic choice tries them. */
 extern const struct embm_source *const embm_sources[EMBM_NR_SOURCES];
-
-#include "tier.h"
-#include "stats.h"
-#include "hot.h"
-
-#include "direct.h"
 
 /* ---- sampler (sampler.c) ------------------------------------------- */
 

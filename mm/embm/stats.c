@@ -60,8 +60,7 @@ static unsigned long *embm_pages_alloc(struct embm_stats *st)
 /*
  * A sample landed on a node that had no memory at start: memory came
  * online there (embm_stats_add() has had tier.c scan the windows again
- * since).
- * Report it from now on, with its tier and a page bitmap.
+ * since).  Report it from now on, with its tier and a page bitmap.
  * Context: ksamplingd (process), st->lock held; may sleep.
  */
 static void __embm_stats_add_node(struct embm_stats *st, int nid)
