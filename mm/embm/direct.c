@@ -31,7 +31,7 @@
 #include <linux/perf_kernel_rb.h>
 #include <linux/slab.h>
 
-#include "embm.h"
+#include "direct.h"
 
 /*
  * An entry: the page's physical address; below it, the order of the
@@ -188,7 +188,7 @@ static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind)
  * Context: the writer of @dq (see the top of this file); never sleeps.
  * Return: false if the queue was full (the sample is counted lost).
  */
-bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int kind)
+static bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int kind)
 {
 	return embm_direct_put(dq, (phys & PAGE_MASK) |
 			       FIELD_PREP(EMBM_DIRECT_ORDER, min(order, 31U)) | kind, kind);
@@ -210,8 +210,8 @@ bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int 
  * Context: the writer of @dq; never sleeps.
  * Return: false if the queue was full.
  */
-bool embm_direct_push_period(struct embm_direct *dq, u64 phys, unsigned int order, int kind,
-			     u64 period)
+static bool embm_direct_push_period(struct embm_direct *dq, u64 phys, unsigned int order,
+				    int kind, u64 period)
 {
 	if (unlikely(dq->period[kind] != period)) {
 		if (!embm_direct_put(dq, (period << PAGE_SHIFT) | EMBM_DIRECT_MARK | kind, kind))

@@ -19,7 +19,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
-#include "embm.h"
+#include "hot.h"
 
 #define EMBM_HOT_NONE	U32_MAX
 

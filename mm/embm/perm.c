@@ -19,6 +19,7 @@
 
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/embm.h>
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
 #include <linux/resource.h>
@@ -29,7 +30,7 @@
 #include <linux/security.h>
 #include <kunit/static_stub.h>
 
-#include "embm.h"
+#include "perm.h"
 
 /**
  * embm_perm_attr() - the attributes embm's permission checks are made for

@@ -14,8 +14,6 @@
  * Process context.  Who may read: see embm_proc_open().
  */
 
-#define pr_fmt(fmt) "embm: " fmt
-
 #include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/delay.h>
@@ -24,13 +22,16 @@
 #include <linux/nsproxy.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
-#include <linux/ratelimit.h>
+#include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <uapi/linux/embm.h>
 
 #include "embm.h"
+#include "hot.h"
+#include "report.h"
+#include "stats.h"
+#include "tier.h"
 
 /*
  * Each file is bound, when it is opened, to the session of that moment,
@@ -67,12 +68,14 @@ static int embm_proc_begin(struct seq_file *m, struct embm_view **v)
 		return 0;
 	}
 	err = embm_lock_interruptible(&view->stats->lock);
-	if (err) {
-		embm_view_free(view);
-		return err;
-	}
+	if (err)
+		goto out_free_view;
 	*v = view;
 	return 0;
+
+out_free_view:
+	embm_view_free(view);
+	return err;
 }
 
 static void embm_proc_end(struct embm_view *v)
@@ -94,13 +97,15 @@ static int embm_proc_begin_nodes(struct seq_file *m, struct embm_view **v,
 	if (err || !*v)
 		return err;
 	*order = kvcalloc((*v)->stats->nr_nodes, sizeof(**order), GFP_KERNEL);
-	if (!*order) {
-		embm_proc_end(*v);
-		*v = NULL;
-		return -ENOMEM;
-	}
+	if (!*order)
+		goto out_end;
 	*n = embm_stats_node_order((*v)->stats, (*v)->node, *order);
 	return 0;
+
+out_end:
+	embm_proc_end(*v);
+	*v = NULL;
+	return -ENOMEM;
 }
 
 /* Permille of @enabled that an event kind ran; 1000 when never enabled. */
@@ -191,20 +196,9 @@ static void embm_show_cgroup(struct seq_file *m, const struct embm_view *v)
 	seq_puts(m, "cgroup -\n");
 }
 
-static int embm_status_show(struct seq_file *m, void *p)
+/* Who and what the session studies: its state, target and node. */
+static void embm_show_session(struct seq_file *m, const struct embm_view *v)
 {
-	const struct embm_sampler_status *ss;
-	const struct embm_stats *st;
-	struct embm_view *v;
-	int err;
-	u64 ms;
-
-	err = embm_proc_begin(m, &v);
-	if (err || !v)
-		return err;
-	st = v->stats;
-	ss = &v->status;
-	ms = div_u64(v->elapsed_ns, NSEC_PER_MSEC);
 	seq_printf(m, "state %s\n", embm_state_name(v->state));
 	seq_printf(m, "ended_by %s\n", v->ended_by);
 	/* The target's pid as the reader sees it (0: not in its namespace). */
@@ -212,15 +206,26 @@ static int embm_status_show(struct seq_file *m, void *p)
 		   pid_nr_ns(v->target, task_active_pid_ns(current)) : EMBM_PID_SYSTEM);
 	embm_show_cgroup(m, v);
 	seq_printf(m, "node %d\n", v->node);
-	seq_printf(m, "source %s\n", ss->source ? ss->source->name : "-");
-	seq_printf(m, "source_reason %s\n", ss->why);
-	seq_printf(m, "source_semantics %s\n",
-		   ss->source && ss->source->semantics ? ss->source->semantics : "-");
-	seq_printf(m, "source_blind %s\n",
-		   ss->source && ss->source->blind ? ss->source->blind : "-");
+}
+
+/* The source of samples, why it was chosen, and what its samples say. */
+static void embm_show_source(struct seq_file *m, const struct embm_view *v)
+{
+	const struct embm_source *src = v->status.source;
+
+	seq_printf(m, "source %s\n", src ? src->name : "-");
+	seq_printf(m, "source_reason %s\n", v->status.why);
+	seq_printf(m, "source_semantics %s\n", src && src->semantics ? src->semantics : "-");
+	seq_printf(m, "source_blind %s\n", src && src->blind ? src->blind : "-");
 	embm_show_fields(m, embm_report_fields(v));
-	seq_printf(m, "accesses_unit %s\n",
-		   ss->source && ss->source->unit ? ss->source->unit : "accesses");
+	seq_printf(m, "accesses_unit %s\n", src && src->unit ? src->unit : "accesses");
+}
+
+/* The sampler: its periods, its CPU budget, its events and buffers. */
+static void embm_show_sampler(struct seq_file *m, const struct embm_view *v)
+{
+	const struct embm_sampler_status *ss = &v->status;
+
 	seq_printf(m, "period %llu\n", ss->period);
 	seq_printf(m, "store_period %llu\n", ss->store_period);
 	seq_printf(m, "period_start %llu\n", ss->period_start);
@@ -245,6 +250,19 @@ static int embm_status_show(struct seq_file *m, void *p)
 	seq_printf(m, "ring_pages_max %llu\n", ss->ring_pages_max);
 	seq_printf(m, "queue_bytes_max %llu\n", ss->queue_bytes_max);
 	seq_printf(m, "direct_samples %llu\n", ss->direct_samples);
+}
+
+/*
+ * Where the samples went, in the terms of the identity of struct
+ * embm_stats, then what was lost, and what ksamplingd cost.  Caller holds
+ * v->stats->lock.
+ */
+static void embm_show_samples(struct seq_file *m, const struct embm_view *v)
+{
+	const struct embm_sampler_status *ss = &v->status;
+	const struct embm_stats *st = v->stats;
+	u64 ms = div_u64(v->elapsed_ns, NSEC_PER_MSEC);
+
 	seq_printf(m, "table_bytes %zu\n", st->bytes);
 	seq_printf(m, "elapsed_ms %llu\n", ms);
 	seq_printf(m, "samples %llu\n", st->samples);
@@ -268,7 +286,21 @@ static int embm_status_show(struct seq_file *m, void *p)
 		   ms ? div64_u64(ss->kthread_ns, ms * 1000) : 0);
 	seq_printf(m, "cache_served %llu\n", st->cache);
 	seq_printf(m, "share_basis %llu\n", embm_report_share_basis(v));
-	embm_show_kinds(m, ss, st);
+}
+
+static int embm_status_show(struct seq_file *m, void *p)
+{
+	struct embm_view *v;
+	int err;
+
+	err = embm_proc_begin(m, &v);
+	if (err || !v)
+		return err;
+	embm_show_session(m, v);
+	embm_show_source(m, v);
+	embm_show_sampler(m, v);
+	embm_show_samples(m, v);
+	embm_show_kinds(m, &v->status, v->stats);
 	embm_proc_end(v);
 	return 0;
 }
@@ -387,17 +419,17 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 	mutex_unlock(&v->stats->lock);
 	err = -ENOMEM;
 	if (!top || !tier)
-		goto out;
+		goto out_free;
 	err = -ERESTARTSYS;
 	while (!try_get_online_mems()) {
 		if (msleep_interruptible(10))
-			goto out;
+			goto out_free;
 	}
 	seq_puts(m, "rank pfn node tier count error samples study\n");
 	/* The node under study's pages first, then the others. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
-			int nid = __embm_pfn_nid(top[i].pfn);
+			int nid = embm_pfn_nid_locked(top[i].pfn);
 			bool study = nid >= 0 && nid == v->node;
 
 			if (study != !pass)
@@ -409,7 +441,7 @@ static int embm_hotpages_show(struct seq_file *m, void *p)
 	}
 	put_online_mems();
 	err = 0;
-out:
+out_free:
 	kvfree(tier);
 	kvfree(top);
 	embm_view_free(v);
@@ -491,11 +523,13 @@ static int __init embm_proc_init(void)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		if (!proc_create_data(files[i].name, files[i].mode, dir, &embm_proc_ops,
-				      files[i].show)) {
-			proc_remove(dir);
-			return -ENOMEM;
-		}
+				      files[i].show))
+			goto out_remove_dir;
 	}
 	return 0;
+
+out_remove_dir:
+	proc_remove(dir);
+	return -ENOMEM;
 }
 late_initcall(embm_proc_init);

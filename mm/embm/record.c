@@ -8,7 +8,7 @@
 #include <linux/perf_event.h>
 #include <linux/unaligned.h>
 
-#include "embm.h"
+#include "record.h"
 
 /* Read the next u64 of a record, or fail when it runs past the end. */
 static bool rec_u64(const u8 **p, const u8 *end, u64 *v)

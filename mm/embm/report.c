@@ -14,9 +14,13 @@
 #include <linux/math64.h>
 #include <linux/printk.h>
 #include <linux/ratelimit.h>
+#include <linux/seq_buf.h>
 #include <linux/slab.h>
 
 #include "embm.h"
+#include "report.h"
+#include "stats.h"
+#include "tier.h"
 
 static const char *const embm_state_names[] = {
 	[EMBM_IDLE]	= "idle",
@@ -218,6 +222,56 @@ static void embm_report_line(struct seq_buf *sb)
 	seq_buf_clear(sb);
 }
 
+/* The event kinds multiplexed or throttled: their accesses were scaled up. */
+static void embm_report_kinds(const struct embm_sampler_status *ss)
+{
+	int i;
+
+	for (i = 0; i < ss->nr_kinds; i++) {
+		const struct embm_kind_stats *ks = &ss->kind[i];
+		u64 pm;
+
+		if (!ks->enabled || ks->running >= ks->enabled)
+			continue;
+		pm = div64_u64(ks->running * 1000, ks->enabled);
+		pr_info("event %s ran %llu.%llu%% of its enabled time, its accesses scaled up\n",
+			ks->name, pm / 10, pm % 10);
+	}
+	for (i = 0; i < ss->nr_kinds; i++) {
+		const struct embm_kind_stats *ks = &ss->kind[i];
+
+		if (ks->throttled_ns)
+			pr_info("event %s throttled %llu ms of its %llu ms running, its accesses scaled up\n",
+				ks->name, div_u64(ks->throttled_ns, NSEC_PER_MSEC),
+				div_u64(ks->running, NSEC_PER_MSEC));
+	}
+}
+
+/*
+ * The per-node table of /proc/embm/nodes, header included, a line at a
+ * time through @sb, then the CXL windows by name.  @order has room for
+ * v->stats->nr_nodes nodes.  Caller holds v->stats->lock.
+ */
+static void embm_report_table(struct seq_buf *sb, const struct embm_view *v, int *order)
+{
+	const struct embm_stats *st = v->stats;
+	int n, i;
+	u64 basis;
+
+	embm_report_nodes_header(sb, embm_report_fields(v));
+	embm_report_line(sb);
+	n = embm_stats_node_order(st, v->node, order);
+	basis = embm_report_share_basis(v);
+	for (i = 0; i < n; i++) {
+		embm_report_node(sb, v, order[i], basis);
+		embm_report_line(sb);
+	}
+	for (i = 0; i < st->nr_win; i++) {
+		embm_report_window(sb, st, i);
+		embm_report_line(sb);
+	}
+}
+
 /**
  * embm_report_summary() - a session's results as a table in the kernel log
  * @v: a view of a session that just ended, with results
@@ -239,8 +293,7 @@ void embm_report_summary(const struct embm_view *v)
 	struct embm_stats *st = v->stats;
 	char line[EMBM_REPORT_LINE];
 	struct seq_buf sb;
-	int *order, n, i;
-	u64 basis;
+	int *order;
 
 	if (!st || !__ratelimit(&embm_summary_rs))
 		return;
@@ -266,36 +319,8 @@ void embm_report_summary(const struct embm_view *v)
 		st->no_phys, st->bad_pfn, embm_stats_device(st), st->hotplug_busy, ss->lost,
 		embm_report_lost_weight(ss), ss->throttled,
 		div_u64(ss->kthread_ns, NSEC_PER_MSEC));
-	for (i = 0; i < ss->nr_kinds; i++) {
-		const struct embm_kind_stats *ks = &ss->kind[i];
-		u64 pm;
-
-		if (!ks->enabled || ks->running >= ks->enabled)
-			continue;
-		pm = div64_u64(ks->running * 1000, ks->enabled);
-		pr_info("event %s ran %llu.%llu%% of its enabled time, its accesses scaled up\n",
-			ks->name, pm / 10, pm % 10);
-	}
-	for (i = 0; i < ss->nr_kinds; i++) {
-		const struct embm_kind_stats *ks = &ss->kind[i];
-
-		if (ks->throttled_ns)
-			pr_info("event %s throttled %llu ms of its %llu ms running, its accesses scaled up\n",
-				ks->name, div_u64(ks->throttled_ns, NSEC_PER_MSEC),
-				div_u64(ks->running, NSEC_PER_MSEC));
-	}
-	embm_report_nodes_header(&sb, embm_report_fields(v));
-	embm_report_line(&sb);
-	n = embm_stats_node_order(st, v->node, order);
-	basis = embm_report_share_basis(v);
-	for (i = 0; i < n; i++) {
-		embm_report_node(&sb, v, order[i], basis);
-		embm_report_line(&sb);
-	}
-	for (i = 0; i < st->nr_win; i++) {
-		embm_report_window(&sb, st, i);
-		embm_report_line(&sb);
-	}
+	embm_report_kinds(ss);
+	embm_report_table(&sb, v, order);
 	mutex_unlock(&st->lock);
 	kvfree(order);
 }

@@ -1,30 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * embm: attribution of samples to nodes and tiers, and the counts
+ * embm: where a session's samples landed, and the estimates made of them
  *
- * A sample's physical address gives its pfn, the pfn its node, the node a
- * tier decided at session start (or when memory comes to a node that had
- * none).  This file alone writes struct embm_stats: updates run in
- * ksamplingd with embm_stats.lock held; readers take the lock too, and
- * hold a reference (embm_stats_get()) while they format.  Nothing here
- * runs in NMI or atomic context.
+ * Each sample counts on the node of its page (tier.c finds the node, and
+ * the node's tier), in the CXL window it lies in, and in the matrix of
+ * CPU node by memory node; its period makes it stand for the accesses it
+ * samples.  This file alone writes the counts of struct embm_stats:
+ * updates run in ksamplingd with embm_stats.lock held; readers take the
+ * lock too, and hold a reference (embm_stats_get()) while they format.
+ * Nothing here runs in NMI or atomic context.
  */
-
-#define pr_fmt(fmt) "embm: " fmt
 
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
-#include <linux/ioport.h>
+#include <linux/lockdep.h>
 #include <linux/math64.h>
-#include <linux/memory.h>
-#include <linux/memory-tiers.h>
-#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
-#include <linux/mmzone.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
 
-#include "embm.h"
+#include "hot.h"
+#include "record.h"
+#include "stats.h"
+#include "tier.h"
+
+#define EMBM_THROTTLE_MAX	8	/* the most throttling scales a kind by */
+#define EMBM_PAGES_BITS		20	/* distinct-page bitmap: 2^20 bits a node */
 
 /*
  * Bit of a pfn in a node's distinct-page bitmap.  Linear counting assumes
@@ -39,228 +40,6 @@ static unsigned int embm_page_bit(u64 pfn)
 	pfn *= 0xc4ceb9fe1a85ec53ULL;
 	pfn ^= pfn >> 33;
 	return pfn >> (64 - EMBM_PAGES_BITS);
-}
-
-/*
- * Bumped by every memory block that goes online or offline: a session
- * rescans its CXL windows when it sees a new value.  The notifier runs
- * with mem_hotplug_lock held and takes nothing else.
- */
-static atomic_t embm_mem_gen = ATOMIC_INIT(0);
-
-static int embm_mem_notify(struct notifier_block *nb, unsigned long action, void *arg)
-{
-	if (action == MEM_ONLINE || action == MEM_OFFLINE)
-		atomic_inc(&embm_mem_gen);
-	return NOTIFY_OK;
-}
-
-static struct notifier_block embm_mem_nb = {
-	.notifier_call = embm_mem_notify,
-};
-
-static int __init embm_stats_init(void)
-{
-	return register_memory_notifier(&embm_mem_nb);
-}
-late_initcall(embm_stats_init);
-
-static const char *const embm_tier_names[EMBM_NR_TIERS] = {
-	[EMBM_TIER_DRAM] = "dram",
-	[EMBM_TIER_FAR]  = "far",
-	[EMBM_TIER_CXL]  = "cxl",
-};
-
-const char *embm_tier_name(enum embm_tier tier)
-{
-	return tier < EMBM_NR_TIERS ? embm_tier_names[tier] : "?";
-}
-
-/**
- * embm_tier_of() - the tier rule
- * @has_cpu:	   the node has CPUs
- * @top_tier:	   the node is in the top memory tier
- * @in_cxl_window: some of the node's online System RAM lies in a CXL
- *		   window (IORES_DESC_CXL)
- *
- * A CXL window makes a node ``cxl``.  Without one, a node with memory but
- * no CPUs, or below the top memory tier, is ``far``: how a CXL expander
- * looks when firmware does not describe it as CXL, and how QEMU's
- * memory-only nodes look.  Everything else is ``dram``.
- *
- * Return: the node's tier.
- */
-static enum embm_tier embm_tier_of(bool has_cpu, bool top_tier, bool in_cxl_window)
-{
-	if (in_cxl_window)
-		return EMBM_TIER_CXL;
-	if (!has_cpu || !top_tier)
-		return EMBM_TIER_FAR;
-	return EMBM_TIER_DRAM;
-}
-
-/*
- * Online System RAM in a CXL window: add its pages to the node of the
- * first online page of each memory section they are in (sections do not
- * straddle nodes in practice: windows are 256 MiB aligned).  Pages of a
- * ZONE_DEVICE namespace (devdax, fsdax) are not System RAM and never
- * count, however far the span of the node they are given to reaches.
- * Called with memory hot-remove held off (embm_cxl_scan()).
- */
-static int embm_cxl_ram(unsigned long pfn, unsigned long nr_pages, void *arg)
-{
-	unsigned long end = pfn + nr_pages, next, *pages = arg;
-	struct page *page;
-	int nid;
-
-	for (; pfn < end; pfn = next) {
-		next = min(ALIGN(pfn + 1, PAGES_PER_SECTION), end);
-		page = pfn_to_online_page(pfn);
-		if (!page)
-			continue;
-		nid = page_to_nid(page);
-		if (nid < nr_node_ids)
-			pages[nid] += next - pfn;
-	}
-	return 0;
-}
-
-/* What one scan of the CXL windows gathers, per node. */
-struct embm_cxl_scan {
-	struct embm_stats *st;
-	unsigned long *pages;		/* System RAM in any window */
-	unsigned long *win_pages;	/* System RAM in the window walked */
-	unsigned int over;		/* windows beyond EMBM_MAX_WINDOWS */
-};
-
-/*
- * The window of @st from @start to @end, added after the others if new;
- * NULL when EMBM_MAX_WINDOWS are already followed.  A window keeps its
- * index, and its counts, for the rest of the session.
- */
-static struct embm_window *embm_stats_window_get(struct embm_stats *st, u64 start, u64 end)
-{
-	struct embm_window *w;
-	int i;
-
-	for (i = 0; i < st->nr_win; i++) {
-		w = &st->win[i];
-		if (w->start == start && w->end == end)
-			return w;
-	}
-	if (st->nr_win == EMBM_MAX_WINDOWS)
-		return NULL;
-	w = &st->win[st->nr_win++];
-	*w = (struct embm_window){ .start = start, .end = end, .nid = NUMA_NO_NODE };
-	return w;
-}
-
-/* One CXL window: its System RAM by node, and the node of most of it. */
-static int embm_cxl_window(struct resource *res, void *arg)
-{
-	struct embm_cxl_scan *sc = arg;
-	unsigned long start = PHYS_PFN(res->start), most = 0;
-	struct embm_window *w;
-	int nid;
-
-	memset(sc->win_pages, 0, nr_node_ids * sizeof(*sc->win_pages));
-	walk_system_ram_range(start, PHYS_PFN(res->end + 1) - start, sc->win_pages,
-			      embm_cxl_ram);
-	w = embm_stats_window_get(sc->st, res->start, res->end);
-	if (!w)
-		sc->over++;
-	for (nid = 0; nid < nr_node_ids; nid++) {
-		sc->pages[nid] += sc->win_pages[nid];
-		if (w && sc->win_pages[nid] > most) {
-			most = sc->win_pages[nid];
-			w->nid = nid;
-		}
-	}
-	return 0;
-}
-
-/*
- * Scan the CXL windows into @st->win, and find the nodes whose online
- * System RAM lies mostly in them (@st->cxl_nodes), as the CXL drivers and
- * kmem (or firmware) placed it: more than half of the node's present
- * pages.  A window that firmware let grow over DRAM (its System RAM not
- * split at the window's edge), or a node that holds both DRAM and CXL
- * memory, then keeps the tier of most of its memory; a node with some of
- * both is logged.  Without memory for the counts, no node is cxl (and that is
- * logged).  A window no longer there keeps its counts, with no node.
- *
- * Process context: may sleep.  Caller holds st->lock, or is the only user
- * of @st.  Holds off memory hot-remove (get_online_mems()) while it reads
- * the pages' nodes: nothing takes st->lock under mem_hotplug_lock (the
- * memory notifier above takes no lock).  Unless @wait, it does not wait
- * for a memory hotplug operation under way (ksamplingd must not: an
- * offline may take long, and the end waits for ksamplingd), and without
- * memory for its counts it keeps the last scan: it then changes nothing
- * and returns false, and the next sample tries again.  Return: whether
- * @st now holds a new scan.
- * Takes resource_lock for reading, once per resource looked up.
- */
-static bool embm_cxl_scan(struct embm_stats *st, bool wait)
-{
-	nodemask_t *nodes = &st->cxl_nodes;
-	struct embm_cxl_scan sc = { .st = st };
-	unsigned long present;
-	int nid, i;
-
-	if (wait)
-		get_online_mems();
-	else if (!try_get_online_mems())
-		return false;
-	sc.pages = kcalloc(nr_node_ids, sizeof(*sc.pages), GFP_KERNEL);
-	sc.win_pages = kcalloc(nr_node_ids, sizeof(*sc.win_pages), GFP_KERNEL);
-	if (!sc.pages || !sc.win_pages) {
-		put_online_mems();
-		kfree(sc.win_pages);
-		kfree(sc.pages);
-		/* In a session: keep the last scan, and try at the next sample. */
-		if (!wait) {
-			pr_warn_ratelimited("no memory to scan the CXL windows again\n");
-			return false;
-		}
-		nodes_clear(*nodes);
-		st->mem_gen = atomic_read(&embm_mem_gen);
-		pr_warn_ratelimited("no memory to find the CXL nodes: none is called cxl\n");
-		return true;
-	}
-	nodes_clear(*nodes);
-	st->mem_gen = atomic_read(&embm_mem_gen);
-	for (i = 0; i < st->nr_win; i++)
-		st->win[i].nid = NUMA_NO_NODE;
-	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, &sc,
-			    embm_cxl_window);
-	put_online_mems();
-	if (sc.over > st->win_over) {
-		pr_warn_ratelimited("%u CXL windows beyond the first %d not followed\n",
-				    sc.over, EMBM_MAX_WINDOWS);
-		st->win_over = sc.over;
-	}
-	for_each_node_state(nid, N_MEMORY) {
-		if (!sc.pages[nid])
-			continue;
-		present = node_present_pages(nid);
-		if (sc.pages[nid] > present / 2)
-			node_set(nid, *nodes);
-		if (sc.pages[nid] < present)
-			pr_info_ratelimited("node %d: %lu of %lu MiB in CXL windows: tier %s\n",
-					    nid, sc.pages[nid] >> (20 - PAGE_SHIFT),
-					    present >> (20 - PAGE_SHIFT),
-					    node_isset(nid, *nodes) ? "cxl" : "of the rest");
-	}
-	kfree(sc.win_pages);
-	kfree(sc.pages);
-	return true;
-}
-
-/* A node's tier, by the last scan of the CXL windows. */
-static enum embm_tier embm_node_tier(const struct embm_stats *st, int nid)
-{
-	return embm_tier_of(node_state(nid, N_CPU), node_is_toptier(nid),
-			    node_isset(nid, st->cxl_nodes));
 }
 
 #define EMBM_PAGES_BYTES	(BITS_TO_LONGS(1U << EMBM_PAGES_BITS) * sizeof(long))
@@ -278,110 +57,17 @@ static unsigned long *embm_pages_alloc(struct embm_stats *st)
 	return pages;
 }
 
-/**
- * embm_stats_classify_nodes() - decide each node's tier and each CPU's node
- * @st: the statistics of the starting session
- *
- * Nodes with memory now are present in the reports; the others get a tier
- * when their first sample comes (memory added during the session).  The
- * CXL windows are found, and numbered, here.
- *
- * Context: process, before ksamplingd and readers see @st.
- */
-void embm_stats_classify_nodes(struct embm_stats *st)
-{
-	int nid, cpu;
-
-	embm_cxl_scan(st, true);
-	for (nid = 0; nid < st->nr_nodes; nid++) {
-		st->node[nid].present = node_state(nid, N_MEMORY);
-		st->tier[nid] = st->node[nid].present ? embm_node_tier(st, nid) :
-			EMBM_TIER_DRAM;
-	}
-	for_each_possible_cpu(cpu)
-		st->cpu_node[cpu] = cpu_to_node(cpu);
-}
-
-/*
- * The windows again, after memory went online or offline anywhere: a
- * window's memory may be on another node now, and a node that had memory
- * may be of another tier (its CXL part grew past half, or went).  Nodes
- * with no memory now keep the tier their samples had.  Not while a memory
- * hotplug operation is under way: the next sample looks again.  Context:
- * ksamplingd (process), st->lock held, mem_hotplug_lock not held.
- */
-static void embm_stats_rescan(struct embm_stats *st)
-{
-	enum embm_tier tier;
-	int nid;
-
-	if (!embm_cxl_scan(st, false))
-		return;
-	for (nid = 0; nid < st->nr_nodes; nid++) {
-		if (!st->node[nid].present || !node_state(nid, N_MEMORY))
-			continue;
-		tier = embm_node_tier(st, nid);
-		if (tier != st->tier[nid])
-			pr_info_ratelimited("node %d: tier %s, was %s (memory came or went)\n",
-					    nid, embm_tier_name(tier),
-					    embm_tier_name(st->tier[nid]));
-		st->tier[nid] = tier;
-	}
-}
-
-/**
- * __embm_pfn_nid() - the node of an online page, hot-remove held off
- * @pfn: a page frame number, from a sample (anything at all)
- *
- * Offlined memory keeps valid pfns whose struct pages are poisoned, and
- * pfn_to_online_page() is only a snapshot: memory hot-remove could free
- * the memmap before page_to_nid() reads it.  So the caller holds off
- * hot-remove (get_online_mems() or try_get_online_mems()).
- *
- * Context: any; caller holds mem_hotplug_lock for reading.
- * Return: the node, or NUMA_NO_NODE if @pfn is not online memory.
- */
-int __embm_pfn_nid(unsigned long pfn)
-{
-	struct page *page = pfn_to_online_page(pfn);
-
-	return page ? page_to_nid(page) : NUMA_NO_NODE;
-}
-
-/**
- * embm_pfn_nid() - the node of an online page, unless memory hotplug runs
- * @pfn: a page frame number, from a sample (anything at all)
- *
- * __embm_pfn_nid() with hot-remove held off, without waiting for a memory
- * hotplug operation under way (an offline may take long: ksamplingd, which
- * the end waits for, must not wait for it).
- *
- * Context: process or atomic, never sleeps; the caller holds no
- * mem_hotplug_lock (a percpu rwsem is not recursive).
- * Return: the node; NUMA_NO_NODE if @pfn is not online memory; -EBUSY if
- * a memory hotplug operation holds or waits for mem_hotplug_lock.
- */
-int embm_pfn_nid(unsigned long pfn)
-{
-	int nid;
-
-	if (!try_get_online_mems())
-		return -EBUSY;
-	nid = __embm_pfn_nid(pfn);
-	put_online_mems();
-	return nid;
-}
-
 /*
  * A sample landed on a node that had no memory at start: memory came
- * online there (embm_stats_add() has scanned the windows again since).
- * Report it from now on, with its tier and a page bitmap.
+ * online there (embm_stats_add() has had tier.c scan the windows again
+ * since).  Report it from now on, with its tier and a page bitmap.
  * Context: ksamplingd (process), st->lock held; may sleep.
  */
 static void __embm_stats_add_node(struct embm_stats *st, int nid)
 {
 	struct embm_node_stats *ns = &st->node[nid];
 
+	lockdep_assert_held(&st->lock);
 	ns->present = true;
 	st->tier[nid] = embm_node_tier(st, nid);
 	if (!ns->pages)
@@ -506,25 +192,6 @@ u64 embm_stats_attributed(const struct embm_stats *st)
 	for (nid = 0; nid < st->nr_nodes; nid++)
 		sum += st->node[nid].samples;
 	return sum;
-}
-
-/**
- * embm_stats_identity_ok() - do a session's sample counts add up?
- * @st: the results; caller holds st->lock
- *
- * samples = attributed + latency_only + no_phys + bad_pfn + hotplug_busy
- * + device: embm_stats_add() counts every sample in exactly one of them.
- * The summary, status and embm-run print these terms; KUnit and the
- * selftests assert this.
- *
- * Context: any; caller holds st->lock.
- * Return: true if it holds.
- */
-bool embm_stats_identity_ok(const struct embm_stats *st)
-{
-	return st->samples == embm_stats_attributed(st) + st->latency_only +
-			      st->no_phys + st->bad_pfn + st->hotplug_busy +
-			      embm_stats_device(st);
 }
 
 /* @a * @b / @c, U64_MAX where it does not fit (x86's divq would fault). */
@@ -714,18 +381,6 @@ int embm_stats_node_order(const struct embm_stats *st, int study, int *order)
 	return n;
 }
 
-/* The CXL window of @st that holds @phys, or NULL.  Caller holds st->lock. */
-static struct embm_window *embm_stats_window(struct embm_stats *st, u64 phys)
-{
-	int i;
-
-	for (i = 0; i < st->nr_win; i++) {
-		if (phys >= st->win[i].start && phys <= st->win[i].end)
-			return &st->win[i];
-	}
-	return NULL;
-}
-
 /**
  * embm_stats_device() - samples on device pages in the CXL windows
  * @st: the statistics; caller holds st->lock
@@ -759,14 +414,21 @@ static unsigned int embm_lat_bucket(u64 cycles)
 /*
  * Mark the base pages of a sample's mapping, @nr from the one of @pfn
  * (aligned down to @nr, a power of two, at most EMBM_SAMPLE_PAGES_MAX), in
- * @ns's page bitmap: a 1 GiB page marks 2^18 bits, a quarter of it, in
- * about a millisecond.  Caller holds st->lock (a mutex): may yield.
+ * @ns's page bitmap, if it has one: a 1 GiB page marks 2^18 bits, a
+ * quarter of it, in about a millisecond.  Caller holds st->lock (a mutex):
+ * may yield.
  */
 static void embm_stats_mark_pages(struct embm_node_stats *ns, u64 pfn, u32 nr)
 {
 	u64 first = pfn & ~((u64)nr - 1);
 	u32 i;
 
+	if (!ns->pages)
+		return;
+	if (nr == 1) {
+		__set_bit(embm_page_bit(pfn), ns->pages);
+		return;
+	}
 	for (i = 0; i < nr; i++) {
 		__set_bit(embm_page_bit(first + i), ns->pages);
 		if ((i & 4095) == 4095)
@@ -818,6 +480,75 @@ static struct embm_node_stats *__embm_stats_lat_node(struct embm_stats *st,
 	return &st->node[nid];
 }
 
+/*
+ * The node of @s's page, made present if it had no memory at start; or
+ * NUMA_NO_NODE, with @s counted where it belongs instead: without an
+ * address, during a memory hotplug operation, on a CXL window's device
+ * pages, or on no System RAM of a node of @st.  Caller holds st->lock.
+ */
+static int __embm_stats_place(struct embm_stats *st, const struct embm_sample *s)
+{
+	struct embm_window *win;
+	int nid;
+
+	lockdep_assert_held(&st->lock);
+	if (!s->phys) {
+		st->no_phys++;
+		return NUMA_NO_NODE;
+	}
+	nid = embm_pfn_nid(PHYS_PFN(s->phys));
+	if (unlikely(nid == -EBUSY)) {
+		/* Its page may be going away: placed nowhere, counted apart. */
+		st->hotplug_busy++;
+		return NUMA_NO_NODE;
+	}
+	if (nid < 0 || nid >= st->nr_nodes) {
+		win = embm_window_find(st, s->phys);
+		if (win && nid == NUMA_NO_NODE) {
+			win->samples++;
+			win->device++;
+		} else {
+			st->bad_pfn++;
+		}
+		return NUMA_NO_NODE;
+	}
+	if (unlikely(!st->node[nid].present))
+		__embm_stats_add_node(st, nid);
+	return nid;
+}
+
+/*
+ * The accesses a sample that no cache served stands for, @weight, on node
+ * @nid: by kind (and those @mem served, as its data source says), and in
+ * the matrix by the node of the CPU that took it; its load and store
+ * counts too.  Caller holds st->lock.
+ */
+static void __embm_stats_add_accesses(struct embm_stats *st, int nid,
+				      const struct embm_sample *s, int kind,
+				      enum embm_op op, bool mem, u64 weight)
+{
+	struct embm_node_stats *ns = &st->node[nid];
+	int cnid;
+
+	lockdep_assert_held(&st->lock);
+	if (mem)
+		ns->mem++;
+	ns->accesses += weight;
+	if (kind >= 0 && kind < EMBM_MAX_EVENTS) {
+		ns->kind_accesses[kind] += weight;
+		if (mem)
+			ns->kind_mem[kind] += weight;
+	}
+	if (op & EMBM_OP_LOAD)
+		ns->loads++;
+	if (op & EMBM_OP_STORE)
+		ns->stores++;
+
+	cnid = s->cpu < nr_cpu_ids ? st->cpu_node[s->cpu] : NUMA_NO_NODE;
+	if (cnid >= 0 && cnid < st->nr_nodes)
+		st->matrix[cnid * st->nr_nodes + nid] += weight;
+}
+
 /**
  * embm_stats_add() - count one sample
  * @st:	  the statistics; caller holds st->lock
@@ -852,13 +583,11 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		    int kind, enum embm_op op, bool latency_only)
 {
 	enum embm_served served = embm_served_by(s->data_src);
+	u32 nr = clamp_t(u32, s->pages, 1, EMBM_SAMPLE_PAGES_MAX);
+	u64 period = s->period ?: 1;
 	struct embm_node_stats *ns;
 	struct embm_window *win;
-	unsigned long pfn;
-	u64 period = s->period ?: 1;
-	u32 nr = clamp_t(u32, s->pages, 1, EMBM_SAMPLE_PAGES_MAX);
-	u64 weight;
-	int nid, cnid;
+	int nid;
 
 	lockdep_assert_held(&st->lock);
 
@@ -869,8 +598,7 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 			st->kind_weight[kind] += period;
 	}
 	/* Memory came or went: the windows' nodes and tiers may have changed. */
-	if (unlikely(st->mem_gen != atomic_read(&embm_mem_gen)))
-		embm_stats_rescan(st);
+	__embm_tier_update(st);
 	if (latency_only) {
 		st->latency_only++;
 		ns = __embm_stats_lat_node(st, s);
@@ -878,32 +606,12 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 			embm_node_add_latency(ns, s, period);
 		return;
 	}
-	if (!s->phys) {
-		st->no_phys++;
+	nid = __embm_stats_place(st, s);
+	if (nid == NUMA_NO_NODE)
 		return;
-	}
-	pfn = PHYS_PFN(s->phys);
-	nid = embm_pfn_nid(pfn);
-	if (unlikely(nid == -EBUSY)) {
-		/* Its page may be going away: placed nowhere, counted apart. */
-		st->hotplug_busy++;
-		return;
-	}
-	if (nid < 0 || nid >= st->nr_nodes) {
-		win = embm_stats_window(st, s->phys);
-		if (win && nid == NUMA_NO_NODE) {
-			win->samples++;
-			win->device++;
-		} else {
-			st->bad_pfn++;
-		}
-		return;
-	}
 
 	ns = &st->node[nid];
-	if (unlikely(!ns->present))
-		__embm_stats_add_node(st, nid);
-	win = embm_stats_window(st, s->phys);
+	win = embm_window_find(st, s->phys);
 	embm_node_add_latency(ns, s, period);
 	ns->samples++;
 	ns->page_samples += nr;
@@ -911,36 +619,14 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		win->samples++;
 		ns->cxl++;
 	}
-	if (ns->pages) {
-		if (nr == 1)
-			__set_bit(embm_page_bit(pfn), ns->pages);
-		else
-			embm_stats_mark_pages(ns, pfn, nr);
-	}
+	embm_stats_mark_pages(ns, PHYS_PFN(s->phys), nr);
 	if (served == EMBM_SERVED_CACHE) {
 		ns->cache++;
 		st->cache++;
 		return;
 	}
-	weight = period * nr;
-	if (served == EMBM_SERVED_MEM)
-		ns->mem++;
-	ns->accesses += weight;
-	if (kind >= 0 && kind < EMBM_MAX_EVENTS) {
-		ns->kind_accesses[kind] += weight;
-		if (served == EMBM_SERVED_MEM)
-			ns->kind_mem[kind] += weight;
-	}
-	if (op & EMBM_OP_LOAD)
-		ns->loads++;
-	if (op & EMBM_OP_STORE)
-		ns->stores++;
-
-	cnid = s->cpu < nr_cpu_ids ? st->cpu_node[s->cpu] : NUMA_NO_NODE;
-	if (cnid >= 0 && cnid < st->nr_nodes)
-		st->matrix[cnid * st->nr_nodes + nid] += weight;
-
-	embm_hot_add(st->hot, pfn, period);
+	__embm_stats_add_accesses(st, nid, s, kind, op, served == EMBM_SERVED_MEM, period * nr);
+	embm_hot_add(st->hot, PHYS_PFN(s->phys), period);
 }
 
 /* log2(@v) in 32.32 fixed point, for @v >= 1; good to about 2^-28. */

@@ -4,14 +4,14 @@
  * (tests/record-kunit.h), and data sources as the drivers build them
  * (tests/record-kunit.h, tests/stats-kunit.h)
  */
-#ifndef __MM_EMBM_TESTS_TESTS_EMBM_KUNIT_H
-#define __MM_EMBM_TESTS_TESTS_EMBM_KUNIT_H
+#ifndef __MM_EMBM_TESTS_EMBM_KUNIT_H
+#define __MM_EMBM_TESTS_EMBM_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
 
-#include "../embm.h"
+#include "../record.h"
 
 /* Data sources as the drivers build them (intel/ds.c, amd/ibs.c). */
 #define P(a, b)		PERF_MEM_S(a, b)
@@ -78,7 +78,7 @@ embm_test_event(struct kunit *test, struct perf_event_attr *attr, int cpu, struc
 
 /* Stop @event, read what it wrote into @c, and free it and its buffer @rb. */
 static __maybe_unused void embm_test_collect(struct perf_event *event, struct perf_buffer *rb,
-					struct embm_test_check *c)
+					     struct embm_test_check *c)
 {
 	u64 scratch[64];
 
@@ -88,4 +88,4 @@ static __maybe_unused void embm_test_collect(struct perf_event *event, struct pe
 	perf_kernel_rb_put(rb);
 }
 
-#endif /* __MM_EMBM_TESTS_TESTS_EMBM_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_EMBM_KUNIT_H */

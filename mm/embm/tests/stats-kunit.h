@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of stats.c, included at the end of it (as mm/damon/tests/
- * are) so that they reach its static functions.
+ * are) so that they reach its static functions.  The tier rule, the CXL
+ * window table and pfn -> node are tested in tests/tier-kunit.h; here,
+ * how samples count on what tier.c finds.
  */
 #ifndef __MM_EMBM_TESTS_STATS_KUNIT_H
 #define __MM_EMBM_TESTS_STATS_KUNIT_H
@@ -12,18 +14,23 @@
 
 #include "embm-kunit.h"
 
-static void embm_tier_rule_test(struct kunit *test)
+/**
+ * embm_stats_identity_ok() - do a session's sample counts add up?
+ * @st: the results; caller holds st->lock
+ *
+ * samples = attributed + latency_only + no_phys + bad_pfn + hotplug_busy
+ * + device: embm_stats_add() counts every sample in exactly one of them.
+ * The summary, status and embm-run print these terms; the tests below
+ * and the selftests assert this.
+ *
+ * Context: any; caller holds st->lock.
+ * Return: true if it holds.
+ */
+static bool embm_stats_identity_ok(const struct embm_stats *st)
 {
-	/* has_cpu, top_tier, in_cxl_window */
-	KUNIT_EXPECT_EQ(test, EMBM_TIER_DRAM, embm_tier_of(true, true, false));
-	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(false, true, false));
-	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(true, false, false));
-	KUNIT_EXPECT_EQ(test, EMBM_TIER_FAR, embm_tier_of(false, false, false));
-	KUNIT_EXPECT_EQ(test, EMBM_TIER_CXL, embm_tier_of(false, false, true));
-	KUNIT_EXPECT_EQ(test, EMBM_TIER_CXL, embm_tier_of(true, true, true));
-	KUNIT_EXPECT_STREQ(test, "dram", embm_tier_name(EMBM_TIER_DRAM));
-	KUNIT_EXPECT_STREQ(test, "far", embm_tier_name(EMBM_TIER_FAR));
-	KUNIT_EXPECT_STREQ(test, "cxl", embm_tier_name(EMBM_TIER_CXL));
+	return st->samples == embm_stats_attributed(st) + st->latency_only +
+			      st->no_phys + st->bad_pfn + st->hotplug_busy +
+			      embm_stats_device(st);
 }
 
 static void embm_lat_bucket_test(struct kunit *test)
@@ -262,8 +269,7 @@ static void embm_new_node_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2ULL, embm_stats_attributed(st));
 	KUNIT_EXPECT_EQ(test, embm_stats_attributed(st), sum);
 	KUNIT_EXPECT_TRUE(test, st->node[nid].present);
-	KUNIT_EXPECT_EQ(test, (int)embm_tier_of(node_state(nid, N_CPU), node_is_toptier(nid),
-						false), (int)st->tier[nid]);
+	KUNIT_EXPECT_EQ(test, (int)embm_node_tier(st, nid), (int)st->tier[nid]);
 	KUNIT_EXPECT_EQ(test, 1ULL, embm_stats_distinct_pages(&st->node[nid]));
 	/* Its page bitmap is counted in the session's memory. */
 	KUNIT_EXPECT_EQ(test, bytes + EMBM_PAGES_BYTES, st->bytes);
@@ -278,15 +284,17 @@ static void embm_new_node_test(struct kunit *test)
  * Memory went online or offline somewhere: the next sample rescans the
  * windows and gives every node with memory the tier the rescan finds.  A
  * tier that went stale (as when a node's CXL part came or went) is
- * replaced; a node with no memory keeps its own.
+ * replaced; a node with no memory keeps its own.  tests/tier-kunit.h
+ * checks that the memory notifier's count starts a rescan; here the
+ * session's own count of the last scan goes stale instead.
  */
-static void embm_rescan_retiers_test(struct kunit *test)
+static void embm_add_rescan_test(struct kunit *test)
 {
 	struct embm_sample s = { .cpu = 0, .period = 1 };
 	struct embm_stats *st = embm_stats_alloc(8);
 	enum embm_tier stale, right;
 	struct page *page;
-	int nid;
+	int nid, gen;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	embm_stats_classify_nodes(st);
@@ -302,11 +310,12 @@ static void embm_rescan_retiers_test(struct kunit *test)
 	/* No memory event: the tier stays as it was. */
 	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
 	KUNIT_EXPECT_EQ(test, (int)stale, (int)st->tier[nid]);
-	/* As the memory notifier does for each block on- or offlined. */
-	atomic_inc(&embm_mem_gen);
+	/* As if a memory block went on- or offline since the last scan. */
+	gen = st->mem_gen;
+	st->mem_gen--;
 	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
 	KUNIT_EXPECT_EQ(test, (int)right, (int)st->tier[nid]);
-	KUNIT_EXPECT_EQ(test, st->mem_gen, atomic_read(&embm_mem_gen));
+	KUNIT_EXPECT_EQ(test, gen, st->mem_gen);
 	KUNIT_EXPECT_EQ(test, 2ULL, st->node[nid].samples);
 	/* Every sample in exactly one term of the summary. */
 	KUNIT_EXPECT_TRUE(test, embm_stats_identity_ok(st));
@@ -316,27 +325,21 @@ static void embm_rescan_retiers_test(struct kunit *test)
 }
 
 /*
- * The node of a page, none for pfns that are not online memory, and,
- * while a memory hotplug operation holds mem_hotplug_lock (as
- * mem_hotplug_begin() takes it for an online, offline or remove), -EBUSY
- * at once rather than a wait: the sample counts in hotplug_busy.
+ * While a memory hotplug operation holds mem_hotplug_lock (as
+ * mem_hotplug_begin() takes it for an online, offline or remove),
+ * embm_pfn_nid() says -EBUSY at once rather than wait (tests/tier-kunit.h):
+ * the sample counts in hotplug_busy.
  */
-static void embm_pfn_nid_test(struct kunit *test)
+static void embm_hotplug_busy_test(struct kunit *test)
 {
 	struct embm_sample s = { .cpu = 0, .period = 1 };
 	struct embm_stats *st = embm_stats_alloc(8);
 	struct page *page = alloc_page(GFP_KERNEL);
-	unsigned long pfn;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	embm_stats_classify_nodes(st);
-	pfn = page_to_pfn(page);
-	KUNIT_EXPECT_EQ(test, page_to_nid(page), embm_pfn_nid(pfn));
-	/* Far past any memory: not even a section. */
-	KUNIT_EXPECT_EQ(test, NUMA_NO_NODE, embm_pfn_nid(PHYS_PFN(1ULL << MAX_PHYSMEM_BITS) - 1));
-
-	s.phys = PFN_PHYS(pfn);
+	s.phys = PFN_PHYS(page_to_pfn(page));
 	if (!IS_ENABLED(CONFIG_MEMORY_HOTPLUG)) {
 		__free_page(page);
 		embm_stats_put(st);
@@ -344,7 +347,6 @@ static void embm_pfn_nid_test(struct kunit *test)
 	}
 	mutex_lock(&st->lock);
 	mem_hotplug_begin();
-	KUNIT_EXPECT_EQ(test, -EBUSY, embm_pfn_nid(pfn));
 	embm_stats_add(st, &s, 0, EMBM_OP_ANY, false);
 	mem_hotplug_done();
 	KUNIT_EXPECT_EQ(test, 1ULL, st->hotplug_busy);
@@ -361,10 +363,10 @@ static void embm_pfn_nid_test(struct kunit *test)
 
 /*
  * Each sample classified by its own address: in a CXL window or not, on
- * a node's System RAM or on pages that are none (a device's), with the
- * windows kept in the order first seen, at most EMBM_MAX_WINDOWS.
+ * a node's System RAM or on pages that are none (a device's).  The
+ * windows are set by hand here; tests/tier-kunit.h tests the table.
  */
-static void embm_window_test(struct kunit *test)
+static void embm_window_samples_test(struct kunit *test)
 {
 	struct embm_sample s = { .cpu = 0, .period = 1 };
 	struct embm_stats *st = embm_stats_alloc(8);
@@ -387,19 +389,14 @@ static void embm_window_test(struct kunit *test)
 
 	/* No ASSERT below: it would leave the lock held. */
 	mutex_lock(&st->lock);
-	st->nr_win = 0;		/* windows of this machine, if any, aside */
-	ram = embm_stats_window_get(st, phys, phys + PAGE_SIZE - 1);
-	dev = embm_stats_window_get(st, nomem, nomem + SZ_2M - 1);
-	if (!ram || !dev) {
-		mutex_unlock(&st->lock);
-		__free_pages(page, 1);
-		embm_stats_put(st);
-		KUNIT_FAIL(test, "no room for two windows");
-		return;
-	}
-	KUNIT_EXPECT_PTR_EQ(test, ram, embm_stats_window_get(st, phys, phys + PAGE_SIZE - 1));
-	KUNIT_EXPECT_EQ(test, 2, st->nr_win);
-	KUNIT_EXPECT_EQ(test, NUMA_NO_NODE, dev->nid);
+	/* Two windows, those of this machine, if any, aside. */
+	ram = &st->win[0];
+	dev = &st->win[1];
+	*ram = (struct embm_window){ .start = phys, .end = phys + PAGE_SIZE - 1,
+				     .nid = NUMA_NO_NODE };
+	*dev = (struct embm_window){ .start = nomem, .end = nomem + SZ_2M - 1,
+				     .nid = NUMA_NO_NODE };
+	st->nr_win = 2;
 
 	s.phys = phys + 8;				/* RAM in a window */
 	embm_stats_add(st, &s, 0, EMBM_OP_LOAD, false);
@@ -424,13 +421,6 @@ static void embm_window_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2ULL, embm_stats_attributed(st));
 	KUNIT_EXPECT_EQ(test, 8ULL, st->samples);
 
-	/* A full table follows no more windows; the others keep theirs. */
-	for (i = st->nr_win; i < EMBM_MAX_WINDOWS; i++)
-		KUNIT_EXPECT_NOT_NULL(test, embm_stats_window_get(st, nomem + (i + 1) * SZ_8M,
-								  nomem + (i + 2) * SZ_8M - 1));
-	KUNIT_EXPECT_NULL(test, embm_stats_window_get(st, 0, PAGE_SIZE - 1));
-	KUNIT_EXPECT_EQ(test, EMBM_MAX_WINDOWS, st->nr_win);
-	KUNIT_EXPECT_PTR_EQ(test, dev, embm_stats_window_get(st, nomem, nomem + SZ_2M - 1));
 	/* Every sample in exactly one term of the summary. */
 	KUNIT_EXPECT_TRUE(test, embm_stats_identity_ok(st));
 	mutex_unlock(&st->lock);
@@ -575,18 +565,17 @@ static void embm_weighted_test(struct kunit *test)
 }
 
 static struct kunit_case embm_stats_test_cases[] = {
-	KUNIT_CASE(embm_tier_rule_test),
 	KUNIT_CASE(embm_lat_bucket_test),
 	KUNIT_CASE(embm_stats_add_test),
 	KUNIT_CASE(embm_lat_cxl_test),
 	KUNIT_CASE(embm_throttle_scale_test),
 	KUNIT_CASE(embm_new_node_test),
-	KUNIT_CASE(embm_window_test),
+	KUNIT_CASE(embm_window_samples_test),
 	KUNIT_CASE(embm_many_nodes_test),
 	KUNIT_CASE(embm_distinct_pages_test),
 	KUNIT_CASE(embm_weighted_test),
-	KUNIT_CASE(embm_rescan_retiers_test),
-	KUNIT_CASE(embm_pfn_nid_test),
+	KUNIT_CASE(embm_add_rescan_test),
+	KUNIT_CASE(embm_hotplug_busy_test),
 	{}
 };
 

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * embm reports (report.c): a session as readers see it (struct
+ * embm_view, made by core.c), the per-node table and the kernel-log
+ * summary
+ */
+#ifndef __MM_EMBM_REPORT_H
+#define __MM_EMBM_REPORT_H
+
+#include <linux/types.h>
+
+#include "embm.h"	/* enum embm_state, struct embm_config, the sampler's status */
+
+struct cgroup_subsys_state;
+struct embm_stats;
+struct pid;
+struct seq_buf;
+
+/**
+ * struct embm_view - a session as readers see it, taken at one moment
+ * @gen:	the session's generation.
+ * @state:	see enum embm_state.
+ * @ended_by:	"-" while running, then "embm_end", "target_exit" or
+ *		"starter_exit".
+ * @target:	thread-group pid of the target, referenced; NULL for a
+ *		system-wide or cgroup session.
+ * @target_nr:	the target's pid as the starter saw it; -1 system-wide.
+ * @cgroup:	the cgroup of a cgroup session, referenced; else NULL.
+ * @node:	the node under study, or NUMA_NO_NODE.
+ * @elapsed_ns:	how long it ran, or has run until now.
+ * @config:	the knobs it started with.
+ * @status:	the sampler's status, as it was then or at the end.
+ * @stats:	the results, referenced (the live ones while it runs: take
+ *		their lock to read them); NULL before the first session.
+ *
+ * Made by embm_session_view() (or by the core for the summary at the end)
+ * and freed by embm_view_free(); nothing in it needs the session's lock.
+ */
+struct embm_view {
+	unsigned long gen;
+	enum embm_state state;
+	const char *ended_by;
+	struct pid *target;
+	pid_t target_nr;
+	struct cgroup_subsys_state *cgroup;
+	int node;
+	u64 elapsed_ns;
+	struct embm_config config;
+	struct embm_sampler_status status;
+	struct embm_stats *stats;
+};
+
+int embm_session_may_read(unsigned long *gen);
+struct embm_view *embm_session_view(unsigned long gen);
+void embm_view_free(struct embm_view *v);
+
+const char *embm_state_name(enum embm_state state);
+
+/*
+ * Room for a line of the per-node table: 14 numbers of up to 20 digits
+ * and up to EMBM_MAX_WINDOWS window names.
+ */
+#define EMBM_REPORT_LINE	400
+
+unsigned int embm_report_fields(const struct embm_view *v);
+u64 embm_report_share_basis(const struct embm_view *v);
+void embm_report_nodes_header(struct seq_buf *sb, unsigned int fields);
+void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u64 basis);
+void embm_report_period(struct seq_buf *sb, const struct embm_sampler_status *ss);
+u64 embm_report_lost_weight(const struct embm_sampler_status *ss);
+void embm_report_summary(const struct embm_view *v);
+
+#endif /* __MM_EMBM_REPORT_H */
