@@ -57,6 +57,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/embm.h>
+#include <linux/init.h>
 #include <linux/perf_event.h>
 #include <linux/processor.h>
 #include <asm/cpu_device_id.h>
@@ -64,7 +65,7 @@
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 
-#include "perf_event.h"
+#include "../perf_event.h"
 
 /*
  * The events, spelled as arch/x86/events/intel/ spells them; perfmon's
@@ -347,8 +348,9 @@ static int embm_pebs_setup(const struct embm_source_args *args,
 	return embm_pebs_setup_caps(&caps, args, descs, why);
 }
 
-const struct embm_source embm_src_pebs = {
+static const struct embm_source embm_src_pebs = {
 	.name		= "pebs",
+	.rank		= 10,	/* first: precise, and every L3 miss */
 	.period		= 10007,	/* prime: no lock-step with loops */
 	.store_period	= 100003,
 	.setup		= embm_pebs_setup,
@@ -360,6 +362,16 @@ const struct embm_source embm_src_pebs = {
 	.blind		=
 		"loads served by L1-L3 (only L3 misses are sampled; Sierra Forest, Grand Ridge: loads under ldlat cycles and untagged loads), kernel-mode stores, the latency of stores and of loads under ldlat cycles",
 };
+
+/*
+ * Offer the source to embm on every kernel with Intel support: on another
+ * CPU its setup() says why there is no pebs.  Process context, at boot.
+ */
+static int __init embm_pebs_init(void)
+{
+	return embm_register_source(&embm_src_pebs);
+}
+device_initcall(embm_pebs_init);
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
 #include "embm_pebs_kunit.h"
