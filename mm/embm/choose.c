@@ -122,7 +122,7 @@ static int embm_open_online(struct embm_sampler *s)
 		if (err == -ENODEV) {
 			/* It went offline meanwhile: ksamplingd follows it. */
 			mutex_lock(&s->lock);
-			embm_close_cpu(s, cpu, false);
+			__embm_close_cpu(s, cpu, false);
 			mutex_unlock(&s->lock);
 			err = 0;
 		}
@@ -181,7 +181,7 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	err = embm_open_online(s);
 	if (!err) {
 		mutex_lock(&s->lock);
-		embm_count_events(s);
+		__embm_count_events(s);
 		mutex_unlock(&s->lock);
 		return 0;
 	}

@@ -31,7 +31,7 @@ static int embm_reading_cmp(const void *a, const void *b)
  * process; takes perf's context mutex (and may IPI the event's CPU).
  */
 bool embm_read_ev(struct embm_sampler *s, const struct embm_ev *ev,
-			 struct embm_reading *r)
+		  struct embm_reading *r)
 {
 	const struct embm_event_desc *desc = embm_ev_desc(s, ev);
 
@@ -87,6 +87,8 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 {
 	int d;
 
+	lockdep_assert_held(&s->lock);
+
 	for (d = 0; d < s->nr_descs; d++) {
 		s->status.kind[d].count = sums[d].count;
 		s->status.kind[d].enabled = sums[d].enabled;
@@ -101,7 +103,7 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 /*
  * Read every open event's count and times, as perf stat does at its end,
  * so that status shows how long each kind was really on the PMU.  Events
- * already closed add what embm_close_cpu() kept.  The readings' array is
+ * already closed add what __embm_close_cpu() kept.  The readings' array is
  * kept and grows with the events; without memory for it, the last figures
  * stay.  The CPU time this takes is kept apart from the budget the
  * adaptive period watches, and bounded (ksamplingd_read_kinds()).

@@ -204,12 +204,14 @@ static void embm_count_direct_lost(struct embm_sampler *s, struct embm_direct *d
  * Read what @cpu's buffer and queue hold into the results, under their lock.
  * Caller holds s->lock (the status).  Return: the records and samples read.
  */
-u64 embm_drain_cpu(struct embm_sampler *s, int cpu)
+u64 __embm_drain_cpu(struct embm_sampler *s, int cpu)
 {
 	struct embm_cpu *c = &s->cpu[cpu];
 	struct embm_drain_direct dd = { .s = s, .cpu = cpu };
 	u64 n = 0;
 	long ret;
+
+	lockdep_assert_held(&s->lock);
 
 	mutex_lock(&s->st->lock);
 	ret = perf_kernel_rb_read(c->rb, embm_drain_record, s, s->scratch, EMBM_SCRATCH);

@@ -7,17 +7,19 @@
  *   core.c       the session (private, under embm_lock), the
  *		       system calls, views for readers          process
  *   perm.c       perf's permission rules, ring memory      process
- *   sampler.c    ksamplingd: events, buffers, drain loop;
- *		       struct embm_sampler_status                kthread
+ *   sampler.c    the sampler's start, stop and status
+ *		       (sampler.h); the rest of it is in choose.c,
+ *		       evset.c, threads.c, drain.c, counts.c and
+ *		       ksamplingd.c (sampler-internal.h)   process, kthread
  *   record.c     PERF_RECORD_* parsing                    any
  *   stats.c      struct embm_stats: attribution (pfn ->
  *		       node -> tier), counts                     kthread
  *   direct.c     direct samples: the overflow handler's
  *		       per-CPU queues                 any (writer: task, IRQs off)
  *   hot.c        hot pages: space-saving top-N            kthread
- *   source.c        the table of sources                     any
- *   swfault.c  the page-fault source; PEBS and IBS are in
- *		       arch/x86/events/embm_{pebs,ibs}.c          process
+ *   source.c     the registered sources, in rank order    any
+ *   swfault.c    the page-fault source; PEBS and IBS are in
+ *		       arch/x86/events/{intel,amd}/embm_*.c      process
  *   report.c     the per-node table and the kernel-log
  *		       summary, from a struct embm_view          process
  *   proc.c       /proc/embm                               process
@@ -28,9 +30,13 @@
  *   embm_proc    -> embm_core, embm_report, embm_stats, embm_hot
  *   embm_core    -> embm_sampler, embm_stats, embm_perm, embm_report,
  *		     embm_sysfs (the knobs)
- *   embm_sampler -> embm_src, embm_record, embm_stats, embm_perm,
- *		     embm_direct, embm_sysfs (the period knobs)
- *   embm_sysfs   -> embm_src -> the sources
+ *   embm_sampler -> embm_choose, embm_threads, embm_evset,
+ *		     embm_ksamplingd
+ *   embm_ksamplingd -> embm_evset, embm_threads, embm_counts,
+ *		     embm_drain, embm_sysfs (the period knobs)
+ *   embm_choose  -> embm_evset -> embm_threads, embm_counts -> embm_drain
+ *		     -> embm_record, embm_stats, embm_direct
+ *   embm_sysfs   -> embm_source <- the sources
  *   embm_report  -> embm_stats -> embm_record, embm_hot
  * The sampler tells the core that a target exited through a callback
  * (embm_exit_fn); readers get a struct embm_view and never hold embm_lock

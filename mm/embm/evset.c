@@ -289,10 +289,12 @@ void embm_enable_cpu(struct embm_sampler *s, int cpu, unsigned int from)
  * and free the buffer.  Members go before their leaders.  Caller holds
  * s->lock.
  */
-void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
+void __embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 {
 	struct embm_cpu *c = &s->cpu[cpu];
 	unsigned int i;
+
+	lockdep_assert_held(&s->lock);
 
 	for (i = 0; i < c->nr_events; i++)
 		perf_kernel_counter_enable(c->evs[i].event, false);
@@ -315,7 +317,7 @@ void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 		cond_resched();
 	}
 	if (c->rb) {
-		embm_drain_cpu(s, cpu);
+		__embm_drain_cpu(s, cpu);
 		/* Dropped after the last record: no PERF_RECORD_LOST says so. */
 		s->status.lost += perf_kernel_rb_lost(c->rb);
 	}
@@ -361,18 +363,20 @@ void embm_close_all(struct embm_sampler *s)
 	}
 	for_each_possible_cpu(cpu) {
 		if (s->cpu[cpu].rb)
-			embm_drain_cpu(s, cpu);
+			__embm_drain_cpu(s, cpu);
 	}
 	embm_read_kinds(s, true);
 	for_each_possible_cpu(cpu)
-		embm_close_cpu(s, cpu, true);
-	embm_count_events(s);
+		__embm_close_cpu(s, cpu, true);
+	__embm_count_events(s);
 	mutex_unlock(&s->lock);
 }
 
 /* Caller holds s->lock. */
-void embm_count_events(struct embm_sampler *s)
+void __embm_count_events(struct embm_sampler *s)
 {
+	lockdep_assert_held(&s->lock);
+
 	s->status.nr_events = s->nr_events;
 	s->status.ring_pages_locked = s->mlock.user_pages + s->mlock.pinned_pages;
 	s->status.ring_pages_max = max(s->status.ring_pages_max,

@@ -48,7 +48,7 @@ static bool ksamplingd_drain_all(struct embm_sampler *s)
 			continue;
 		busy |= perf_kernel_rb_pending(s->cpu[cpu].rb) >= quarter;
 		mutex_lock(&s->lock);
-		n += embm_drain_cpu(s, cpu);
+		n += __embm_drain_cpu(s, cpu);
 		s->status.kthread_ns = s->thread->se.sum_exec_runtime;
 		mutex_unlock(&s->lock);
 		cond_resched();
@@ -107,8 +107,8 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 		if (s->target || !s->cpu[cpu].rb)
 			continue;
 		mutex_lock(&s->lock);
-		embm_close_cpu(s, cpu, false);
-		embm_count_events(s);
+		__embm_close_cpu(s, cpu, false);
+		__embm_count_events(s);
 		mutex_unlock(&s->lock);
 	}
 	for_each_cpu(cpu, s->cpus_new) {
@@ -124,14 +124,14 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 		if (!err)
 			err = embm_open_cpu(s, cpu, 0);
 		if (err) {
-			embm_close_cpu(s, cpu, false);
+			__embm_close_cpu(s, cpu, false);
 			/* Offline again, or over max_events, mlock or memory. */
 			if (err != -ENODEV)
 				s->status.cpus_skipped++;
 		} else {
 			embm_enable_cpu(s, cpu, 0);
 		}
-		embm_count_events(s);
+		__embm_count_events(s);
 		mutex_unlock(&s->lock);
 	}
 }
@@ -206,7 +206,7 @@ static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store,
 		 */
 		if (c->rb) {
 			mutex_lock(&s->lock);
-			embm_drain_cpu(s, cpu);
+			__embm_drain_cpu(s, cpu);
 			mutex_unlock(&s->lock);
 		}
 		for (i = 0; i < c->nr_events; i++) {

@@ -225,9 +225,9 @@ int embm_choose_source(struct embm_sampler *s);
 /* evset.c */
 int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from);
 void embm_enable_cpu(struct embm_sampler *s, int cpu, unsigned int from);
-void embm_close_cpu(struct embm_sampler *s, int cpu, bool counted);
+void __embm_close_cpu(struct embm_sampler *s, int cpu, bool counted);
 void embm_close_all(struct embm_sampler *s);
-void embm_count_events(struct embm_sampler *s);
+void __embm_count_events(struct embm_sampler *s);
 void embm_hotplug_attach(struct embm_sampler *s);
 void embm_hotplug_run(struct embm_sampler *s);
 void embm_hotplug_detach(void);
@@ -241,7 +241,7 @@ void embm_sort_tasks(struct embm_sampler *s);
 void embm_put_tasks(struct embm_sampler *s);
 
 /* drain.c */
-u64 embm_drain_cpu(struct embm_sampler *s, int cpu);
+u64 __embm_drain_cpu(struct embm_sampler *s, int cpu);
 void __embm_throttle_sweep(struct embm_sampler *s);
 
 /* counts.c */

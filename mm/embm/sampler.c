@@ -170,7 +170,7 @@ struct embm_sampler *embm_sampler_start(const struct embm_sampler_args *args,
 			goto out_close;
 	}
 	mutex_lock(&s->lock);
-	embm_count_events(s);
+	__embm_count_events(s);
 	mutex_unlock(&s->lock);
 	embm_publish_status(s);
 
