@@ -179,12 +179,14 @@ static int embm_try_source(struct embm_sampler *s, const struct embm_source *src
 	embm_start_periods(s);
 
 	err = embm_open_online(s);
-	if (!err) {
-		mutex_lock(&s->lock);
-		__embm_count_events(s);
-		mutex_unlock(&s->lock);
-		return 0;
-	}
+	if (err)
+		goto out_close;
+	mutex_lock(&s->lock);
+	__embm_count_events(s);
+	mutex_unlock(&s->lock);
+	return 0;
+
+out_close:
 	embm_close_all(s);
 	cpumask_clear(&s->status.cpus);
 	return embm_open_why(err, why);

@@ -212,20 +212,14 @@ static unsigned long embm_ring_charge(const struct embm_sampler *s)
 }
 
 /*
- * Open the events of @cpu for the target's threads from index @from on
- * (system-wide: one per kind, @from is 0), making its buffer first.
- * -ENODEV: the CPU went offline meanwhile; -E2BIG: past max_events;
- * -EPERM: past the starter's mlock limit.
+ * Make @cpu's direct queue, if the source has direct events, and its ring
+ * buffer, charged to the starter's mlock limit (-EPERM past it), unless
+ * they exist.  They stay until __embm_close_cpu(), on failure too.
  */
-int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
+static int embm_cpu_buffers(struct embm_sampler *s, struct embm_cpu *c, int cpu)
 {
-	struct embm_cpu *c = &s->cpu[cpu];
-	unsigned int t;
 	int err;
 
-	err = embm_cpu_reserve(s, c, s->nr_descs * (s->target ? s->nr_tasks - from : 1));
-	if (err)
-		return err;
 	if (s->direct && !c->dq) {
 		/*
 		 * Four times the samples the ring holds records, half its
@@ -243,18 +237,42 @@ int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 		if (s->running)
 			embm_direct_set_reader(c->dq, s->thread);
 	}
-	if (!c->rb) {
-		err = embm_mlock_charge(&s->mlock, embm_ring_charge(s));
-		if (err)
-			return err;
-		c->rb = perf_kernel_rb_alloc(s->cfg.ring_pages, cpu);
-		if (IS_ERR(c->rb)) {
-			err = PTR_ERR(c->rb);
-			c->rb = NULL;
-			embm_mlock_uncharge(&s->mlock, embm_ring_charge(s));
-			return err;
-		}
+	if (c->rb)
+		return 0;
+	err = embm_mlock_charge(&s->mlock, embm_ring_charge(s));
+	if (err)
+		return err;
+	c->rb = perf_kernel_rb_alloc(s->cfg.ring_pages, cpu);
+	if (IS_ERR(c->rb)) {
+		err = PTR_ERR(c->rb);
+		c->rb = NULL;
+		goto out_uncharge;
 	}
+	return 0;
+
+out_uncharge:
+	embm_mlock_uncharge(&s->mlock, embm_ring_charge(s));
+	return err;
+}
+
+/*
+ * Open the events of @cpu for the target's threads from index @from on
+ * (system-wide: one per kind, @from is 0), making its buffer first.
+ * -ENODEV: the CPU went offline meanwhile; -E2BIG: past max_events;
+ * -EPERM: past the starter's mlock limit.
+ */
+int embm_open_cpu(struct embm_sampler *s, int cpu, unsigned int from)
+{
+	struct embm_cpu *c = &s->cpu[cpu];
+	unsigned int t;
+	int err;
+
+	err = embm_cpu_reserve(s, c, s->nr_descs * (s->target ? s->nr_tasks - from : 1));
+	if (err)
+		return err;
+	err = embm_cpu_buffers(s, c, cpu);
+	if (err)
+		return err;
 	if (!s->target) {
 		err = embm_open_kinds(s, c, cpu, NULL);
 		if (err)

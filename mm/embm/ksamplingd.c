@@ -17,6 +17,7 @@
 #include <linux/perf_event.h>
 #include <linux/perf_kernel_rb.h>
 #include <linux/sched/cputime.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 
 #include "embm.h"
