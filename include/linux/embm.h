@@ -2,11 +2,13 @@
 /*
  * embm: the interface between embm (mm/embm/) and its sources of
  * memory-access samples.  A source says which perf events to open on each
- * CPU for this machine (struct embm_source); the architecture's sources
- * and their per-model tables live under arch/ (Intel PEBS and AMD IBS in
- * arch/x86/events/embm_*.c), the page-fault source in mm/.  The sampler
- * calls a source's setup() at session start and its op_of() on samples;
- * nothing else of embm is visible to a source.
+ * CPU for this machine (struct embm_source) and registers itself at boot
+ * (embm_register_source()), as DAMON's operations sets do; the
+ * architecture's sources and their per-model tables live under arch/
+ * (Intel PEBS in arch/x86/events/intel/embm_pebs.c, AMD IBS in
+ * arch/x86/events/amd/embm_ibs.c), the page-fault source in mm/embm/.
+ * The sampler calls a source's setup() at session start and its op_of()
+ * on samples; nothing else of embm is visible to a source.
  *
  * See Documentation/mm/embm.rst.
  */
@@ -14,6 +16,8 @@
 #define _LINUX_EMBM_H
 
 #include <linux/bits.h>
+#include <linux/errno.h>
+#include <linux/init.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
 #include <uapi/linux/embm.h>
@@ -137,7 +141,12 @@ struct embm_source_args {
 
 /**
  * struct embm_source - a source of memory-access samples
- * @name:	  "pebs", "ibs", "swfault".
+ * @name:	  "pebs", "ibs", "swfault": what the source knob shows and
+ *		  takes.
+ * @rank:	  where the automatic choice tries it: from the lowest rank
+ *		  up, each rank held by one source.  The precise PMU sources
+ *		  rank below 100 (pebs 10, ibs 20); the page-fault source,
+ *		  which works everywhere but sees only first touches, is 100.
  * @period:	  default load (or all-sample) period.
  * @store_period: default store period.
  * @period_align: periods are rounded up to a multiple of this (0, 1: any).
@@ -161,10 +170,13 @@ struct embm_source_args {
  * @blind:	  what it cannot see, in a line: for the reports.
  *
  * A source that cannot work here fails @setup, or its events fail to be
- * created; the automatic choice then moves to the next source.
+ * created; the automatic choice then moves to the next source.  Sources
+ * are static tables, registered at boot (embm_register_source()) and
+ * never unregistered.
  */
 struct embm_source {
 	const char *name;
+	unsigned int rank;
 	u64 period;
 	u64 store_period;
 	u32 period_align;
@@ -179,15 +191,26 @@ struct embm_source {
 	const char *blind;
 };
 
+int __init embm_register_source(const struct embm_source *src);
+
+#ifdef CONFIG_X86
 /**
  * embm_ibs_op_type() - the perf type of AMD's ibs_op PMU
  *
- * arch/x86/events/embm_ibs.c, from get_ibs_op_pmu_type().
+ * arch/x86/events/amd/embm_ibs.c, from get_ibs_op_pmu_type(); built with
+ * every x86 embm kernel, as arch/x86/events/amd/ is (-ENODEV without
+ * CONFIG_CPU_SUP_AMD).
  *
  * Context: any.
  * Return: the type, or a negative errno when ibs_op is not registered.
  */
 int embm_ibs_op_type(void);
+#else
+static inline int embm_ibs_op_type(void)
+{
+	return -ENODEV;
+}
+#endif
 
 /**
  * embm_source_pmu_ok() - may a source's event be of this type?
@@ -240,11 +263,5 @@ static inline bool embm_source_attr_ok(const struct perf_event_attr *attr)
 	       !(attr->sample_type & ~EMBM_SAMPLE_TYPE_MAX) &&
 	       !attr->namespaces && !attr->text_poke && !attr->sigtrap;
 }
-
-/* Intel PEBS and AMD IBS: arch/x86/events/embm_{pebs,ibs}.c. */
-extern const struct embm_source embm_src_pebs;
-extern const struct embm_source embm_src_ibs;
-/* Page faults, on every architecture: mm/embm/swfault.c. */
-extern const struct embm_source embm_src_swfault;
 
 #endif /* _LINUX_EMBM_H */

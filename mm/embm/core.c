@@ -27,7 +27,13 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/embm.h>
 
-#include "embm.h"
+#include "knobs.h"
+#include "perm.h"
+#include "report.h"
+#include "sampler.h"
+#include "session.h"
+#include "stats.h"
+#include "tier.h"
 
 /**
  * struct embm_session - the one sampling session
@@ -162,19 +168,49 @@ static void __embm_session_clear(void)
 static void embm_session_exited(void *data, enum embm_exit who);
 
 /*
+ * The knobs a session of current starts with: without CAP_PERFMON, no
+ * more events than perf would give it as files.
+ */
+static void embm_session_config(struct embm_config *cfg)
+{
+	embm_knobs_get(cfg);
+	if (!perfmon_capable())
+		cfg->max_events = min_t(u64, cfg->max_events, rlimit(RLIMIT_NOFILE));
+}
+
+/*
+ * Make @next, running, the session: the previous one's results and
+ * references go, its generation is the next.  embm_lock held.
+ */
+static void __embm_session_install(const struct embm_session *next)
+{
+	unsigned long gen = embm_session.gen + 1;
+
+	lockdep_assert_held(&embm_lock);
+
+	__embm_session_clear();
+	embm_session = *next;
+	embm_session.gen = gen;
+	embm_session.start_ns = ktime_get_ns();
+	embm_session.stop_ns = 0;
+	embm_session.state = EMBM_RUNNING;
+	embm_session.ended_by = "-";
+}
+
+/*
  * Start the session on @task, or on the tasks of @cgroup (whose reference
  * it takes over on success), or system-wide (both NULL).  embm_lock held.
  */
 static int __embm_session_start(struct task_struct *task,
 				struct cgroup_subsys_state *cgroup, int node)
 {
-	struct embm_sampler_status *status;
-	struct perf_event *read_event;
-	struct embm_sampler *sampler;
-	struct pid *target = NULL;
-	struct embm_owner owner;
-	struct embm_config cfg;
-	struct embm_stats *st;
+	struct embm_session next = { .cgroup = cgroup, .node = node };
+	struct embm_sampler_args args = {
+		.cgroup	= cgroup,
+		.cfg	= &next.config,
+		.exited	= embm_session_exited,
+		.data	= (void *)(embm_session.gen + 1),
+	};
 	int err = -ENOMEM;
 
 	lockdep_assert_held(&embm_lock);
@@ -182,61 +218,46 @@ static int __embm_session_start(struct task_struct *task,
 	if (embm_session.state == EMBM_RUNNING)
 		return -EBUSY;
 
-	embm_knobs_get(&cfg);
-	/* Without CAP_PERFMON, no more events than perf would give as files. */
-	if (!perfmon_capable())
-		cfg.max_events = min_t(u64, cfg.max_events, rlimit(RLIMIT_NOFILE));
-
-	st = embm_stats_alloc(cfg.hot_pages);
-	status = kzalloc(sizeof(*status), GFP_KERNEL_ACCOUNT);
-	if (!st || !status)
+	embm_session_config(&next.config);
+	next.stats = embm_stats_alloc(next.config.hot_pages);
+	next.status = kzalloc(sizeof(*next.status), GFP_KERNEL_ACCOUNT);
+	if (!next.stats || !next.status)
 		goto out_free;
-	read_event = embm_perm_read_event();
-	if (IS_ERR(read_event)) {
-		err = PTR_ERR(read_event);
+	next.read_event = embm_perm_read_event();
+	if (IS_ERR(next.read_event)) {
+		err = PTR_ERR(next.read_event);
 		goto out_free;
 	}
-	embm_stats_classify_nodes(st);
+	embm_stats_classify_nodes(next.stats);
 	if (task)
-		target = get_task_pid(task, PIDTYPE_TGID);
-	embm_owner_init(&owner);
-	sampler = embm_sampler_start(target, cgroup, owner.pid, &cfg, st, status,
-				     embm_session_exited,
-				     (void *)(embm_session.gen + 1));
-	if (IS_ERR(sampler)) {
-		err = PTR_ERR(sampler);
-		pr_info_ratelimited("session not started: %d (%s)\n", err, status->why);
-		embm_owner_release(&owner);
-		put_pid(target);
-		perf_event_release_kernel(read_event);
-		goto out_free;
+		next.target = get_task_pid(task, PIDTYPE_TGID);
+	embm_owner_init(&next.owner);
+	args.target = next.target;
+	args.owner = next.owner.pid;
+	args.st = next.stats;
+	next.sampler = embm_sampler_start(&args, next.status);
+	if (IS_ERR(next.sampler)) {
+		err = PTR_ERR(next.sampler);
+		pr_info_ratelimited("session not started: %d (%s)\n", err, next.status->why);
+		goto out_release;
 	}
 
-	__embm_session_clear();
-	embm_session.gen++;
-	embm_session.stats = st;
-	embm_session.read_event = read_event;
-	embm_session.status = status;
-	embm_session.sampler = sampler;
-	embm_session.config = cfg;
-	embm_session.target = target;
-	embm_session.cgroup = cgroup;
-	embm_session.named = task ? get_task_pid(task, PIDTYPE_PID) : NULL;
-	embm_session.owner = owner;
-	embm_session.target_nr = target ? pid_vnr(target) : EMBM_PID_SYSTEM;
-	embm_session.node = node;
-	embm_session.start_ns = ktime_get_ns();
-	embm_session.stop_ns = 0;
-	embm_session.state = EMBM_RUNNING;
-	embm_session.ended_by = "-";
-	embm_sampler_read_status(sampler, status);
+	next.named = task ? get_task_pid(task, PIDTYPE_PID) : NULL;
+	next.target_nr = next.target ? pid_vnr(next.target) : EMBM_PID_SYSTEM;
+	__embm_session_install(&next);
+	embm_sampler_read_status(next.sampler, next.status);
 	pr_info_ratelimited("session started: target %d, node %d, source %s (%s)\n",
-			    embm_session.target_nr, node, status->source->name, status->why);
+			    embm_session.target_nr, node, next.status->source->name,
+			    next.status->why);
 	return 0;
 
+out_release:
+	embm_owner_release(&next.owner);
+	put_pid(next.target);
+	perf_event_release_kernel(next.read_event);
 out_free:
-	kfree(status);
-	embm_stats_put(st);
+	kfree(next.status);
+	embm_stats_put(next.stats);
 	return err;
 }
 
@@ -282,7 +303,7 @@ static struct cgroup_subsys_state *embm_cgroup_of_fd(int fd)
  * Context: process; takes exec_update_lock, then embm_lock.
  * Return: 0 or a negative errno.
  */
-int embm_session_start(pid_t pid, int node, unsigned int flags)
+static int embm_session_start(pid_t pid, int node, unsigned int flags)
 {
 	struct cgroup_subsys_state *cgroup = NULL;
 	struct perf_event_attr attr;
@@ -572,6 +593,45 @@ static bool __embm_session_matches(pid_t pid, bool by_cgroup,
 	return match;
 }
 
+/*
+ * The checks and the end of embm_session_end(), in its order; *@v is set
+ * to the view of the session it stopped, for the kernel-log summary.
+ * @cgroup_err is -ENOENT when @pid named a cgroup being removed.
+ * embm_lock held.
+ */
+static int __embm_session_end(pid_t pid, bool by_cgroup,
+			      struct cgroup_subsys_state *cgroup, int cgroup_err,
+			      struct embm_view **v)
+{
+	struct perf_event_attr attr;
+	int err;
+
+	lockdep_assert_held(&embm_lock);
+
+	/* Those perf would refuse learn nothing of the session. */
+	if (!embm_owner_is_current(&embm_session.owner)) {
+		embm_perm_attr(&attr);
+		err = perf_event_open_permitted(&attr);
+		if (err)
+			return err;
+	}
+	if (embm_session.state != EMBM_RUNNING &&
+	    embm_session.state != EMBM_EXITED)
+		return -ENOENT;
+	/* Before @pid is matched: the target is not told to who may not end it. */
+	err = embm_perm_may_access(&embm_session.owner, embm_session.target);
+	if (err)
+		return err;
+	if (!__embm_session_matches(pid, by_cgroup, cgroup))
+		return cgroup_err ?: -ESRCH;
+
+	if (embm_session.state == EMBM_RUNNING)
+		*v = __embm_session_stop(EMBM_DONE, "embm_end");
+	else
+		embm_session.state = EMBM_DONE;
+	return 0;
+}
+
 /**
  * embm_session_end() - end the session sampling @pid
  * @pid:   the pid given to embm_start(), as the caller sees it (or a thread
@@ -599,12 +659,11 @@ static bool __embm_session_matches(pid_t pid, bool by_cgroup,
  * an LSM's errno) when the caller may not end the session; -ESRCH when
  * the session is not for @pid.
  */
-int embm_session_end(pid_t pid, unsigned int flags)
+static int embm_session_end(pid_t pid, unsigned int flags)
 {
 	struct cgroup_subsys_state *cgroup = NULL;
 	bool by_cgroup = flags & EMBM_FLAG_CGROUP;
 	struct embm_view *v = NULL;
-	struct perf_event_attr attr;
 	int err, cgroup_err = 0;
 
 	if (flags & ~EMBM_FLAGS_ALL)
@@ -625,33 +684,7 @@ int embm_session_end(pid_t pid, unsigned int flags)
 	err = embm_lock_interruptible(&embm_lock);
 	if (err)
 		goto out_put;
-	/* Those perf would refuse learn nothing of the session. */
-	if (!embm_owner_is_current(&embm_session.owner)) {
-		embm_perm_attr(&attr);
-		err = perf_event_open_permitted(&attr);
-		if (err)
-			goto out_unlock;
-	}
-	if (embm_session.state != EMBM_RUNNING &&
-	    embm_session.state != EMBM_EXITED) {
-		err = -ENOENT;
-		goto out_unlock;
-	}
-	/* Before @pid is matched: the target is not told to who may not end it. */
-	err = embm_perm_may_access(&embm_session.owner, embm_session.target);
-	if (err)
-		goto out_unlock;
-	if (!__embm_session_matches(pid, by_cgroup, cgroup)) {
-		err = cgroup_err ?: -ESRCH;
-		goto out_unlock;
-	}
-
-	if (embm_session.state == EMBM_RUNNING)
-		v = __embm_session_stop(EMBM_DONE, "embm_end");
-	else
-		embm_session.state = EMBM_DONE;
-
-out_unlock:
+	err = __embm_session_end(pid, by_cgroup, cgroup, cgroup_err, &v);
 	mutex_unlock(&embm_lock);
 	embm_session_report(v);
 out_put:

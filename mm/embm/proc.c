@@ -27,9 +27,11 @@
 #include <linux/slab.h>
 #include <uapi/linux/embm.h>
 
-#include "embm.h"
 #include "hot.h"
+#include "record.h"
 #include "report.h"
+#include "sampler.h"
+#include "session.h"
 #include "stats.h"
 #include "tier.h"
 

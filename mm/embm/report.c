@@ -17,8 +17,9 @@
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 
-#include "embm.h"
 #include "report.h"
+#include "sampler.h"
+#include "session.h"
 #include "stats.h"
 #include "tier.h"
 

@@ -9,7 +9,8 @@
 
 #include <linux/types.h>
 
-#include "embm.h"	/* enum embm_state, struct embm_config, the sampler's status */
+#include "sampler.h"
+#include "session.h"
 
 struct cgroup_subsys_state;
 struct embm_stats;

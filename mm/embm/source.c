@@ -1,16 +1,96 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * embm: the sources of samples, in the order the automatic choice tries
- * them: the precise hardware sources first, the page-fault source last, as
- * it works everywhere but sees only first touches.  Each source is in its
- * own file: PEBS and IBS in arch/x86/events/embm_{pebs,ibs}.c, swfault in
- * swfault.c.  Read-only data, any context.
+ * embm: the registered sources of samples
+ *
+ * Each source registers itself at boot with embm_register_source(): PEBS
+ * and IBS from arch/x86/events/{intel,amd}/, swfault from swfault.c.  The
+ * table is kept in rank order, the order the automatic choice tries the
+ * sources in (choose.c).  It is written only by initcalls, which run one
+ * at a time before user space can start a session or write the source
+ * knob, and only read after that: it needs no lock, and readers may be in
+ * any context.
  */
 
-#include "embm.h"
+#define pr_fmt(fmt) "embm: " fmt
 
-const struct embm_source *const embm_sources[EMBM_NR_SOURCES] = {
-	[EMBM_SRC_PEBS]		= &embm_src_pebs,
-	[EMBM_SRC_IBS]		= &embm_src_ibs,
-	[EMBM_SRC_SWFAULT]	= &embm_src_swfault,
-};
+#include <linux/embm.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "source.h"
+
+#define EMBM_MAX_SOURCES	8	/* sources that may register */
+
+static const struct embm_source *embm_sources[EMBM_MAX_SOURCES];
+static unsigned int embm_nr_sources;
+
+/**
+ * embm_register_source() - offer a source of samples to embm
+ * @src: the source; a static table, never unregistered
+ *
+ * @src joins the automatic choice at its rank and may be forced through
+ * /sys/kernel/mm/embm/source by its name.  Sources register from an
+ * initcall: the table is then complete before user space can start a
+ * session, and needs no lock.
+ *
+ * Context: process, at boot (initcalls only).
+ * Return: 0; -EINVAL for a source without a name or setup(), or named
+ * "auto" (the knob's word for the automatic choice); -EEXIST when its
+ * name or its rank is taken; -ENOSPC when EMBM_MAX_SOURCES sources are
+ * registered already.
+ */
+int __init embm_register_source(const struct embm_source *src)
+{
+	unsigned int i, at;
+
+	if (!src || !src->name || !*src->name || !src->setup ||
+	    !strcmp(src->name, "auto"))
+		return -EINVAL;
+	for (i = 0; i < embm_nr_sources; i++) {
+		if (!strcmp(embm_sources[i]->name, src->name) ||
+		    embm_sources[i]->rank == src->rank)
+			return -EEXIST;
+	}
+	if (embm_nr_sources == EMBM_MAX_SOURCES)
+		return -ENOSPC;
+	for (at = 0; at < embm_nr_sources && embm_sources[at]->rank < src->rank; at++)
+		;
+	for (i = embm_nr_sources; i > at; i--)
+		embm_sources[i] = embm_sources[i - 1];
+	embm_sources[at] = src;
+	embm_nr_sources++;
+	pr_debug("source %s registered, rank %u\n", src->name, src->rank);
+	return 0;
+}
+
+/**
+ * embm_source_at() - the registered sources, in rank order
+ * @i: from 0 up
+ *
+ * Context: any.
+ * Return: the @i-th source the automatic choice tries, or NULL past the
+ * last.
+ */
+const struct embm_source *embm_source_at(unsigned int i)
+{
+	return i < embm_nr_sources ? embm_sources[i] : NULL;
+}
+
+/**
+ * embm_source_find() - a registered source by its name
+ * @name: as written to the source knob: a trailing newline is ignored
+ *	  (sysfs_streq())
+ *
+ * Context: any.
+ * Return: the source, or NULL when none has that name.
+ */
+const struct embm_source *embm_source_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < embm_nr_sources; i++) {
+		if (sysfs_streq(name, embm_sources[i]->name))
+			return embm_sources[i];
+	}
+	return NULL;
+}

@@ -13,9 +13,9 @@
  * period faults of each event, as for hardware events.
  */
 
+#include <linux/embm.h>
+#include <linux/init.h>
 #include <linux/perf_event.h>
-
-#include "embm.h"
 
 static int embm_swfault_setup(const struct embm_source_args *args,
 			      struct embm_event_desc *descs, const char **why)
@@ -53,8 +53,9 @@ static int embm_swfault_setup(const struct embm_source_args *args,
 	return ARRAY_SIZE(configs);
 }
 
-const struct embm_source embm_src_swfault = {
+static const struct embm_source embm_src_swfault = {
 	.name		= "swfault",
+	.rank		= 100,	/* last: everywhere, but first touches only */
 	.period		= 1,
 	.store_period	= 1,
 	.setup		= embm_swfault_setup,
@@ -64,6 +65,13 @@ const struct embm_source embm_src_swfault = {
 	.blind		=
 		"re-accesses of mapped pages; page cache read through read()/write(); memory populated by MAP_POPULATE, mlock() or the kernel (GUP); kernel memory; reads of never-written memory (the shared zero page: no address)",
 };
+
+/* Offer the source to embm.  Process context, at boot. */
+static int __init embm_swfault_init(void)
+{
+	return embm_register_source(&embm_src_swfault);
+}
+device_initcall(embm_swfault_init);
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
 #include "tests/swfault-kunit.h"

@@ -9,13 +9,16 @@
  * process context only.
  */
 
+#include <linux/embm.h>
 #include <linux/kobject.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "embm.h"
+#include "knobs.h"
+#include "session.h"
+#include "source.h"
 
 /* Protects embm_knobs against concurrent writers and session start. */
 static DEFINE_MUTEX(embm_knobs_lock);
@@ -24,7 +27,7 @@ static DEFINE_MUTEX(embm_knobs_lock);
 static atomic_t embm_period_gen = ATOMIC_INIT(1);
 
 static struct embm_config embm_knobs = {
-	.source		= EMBM_SRC_AUTO,
+	.source		= NULL,		/* the automatic choice */
 	.period		= 0,
 	.store_period	= 0,
 	.ldlat		= 64,
@@ -34,41 +37,40 @@ static struct embm_config embm_knobs = {
 	.max_events	= 65536,
 };
 
+/*
+ * "auto" and the registered sources in the order the automatic choice
+ * tries them, the one in force in brackets: "[auto] pebs ibs swfault".
+ */
 static ssize_t source_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	enum embm_source_id cur;
+	const struct embm_source *cur, *src;
 	int i, len = 0;
 
 	mutex_lock(&embm_knobs_lock);
 	cur = embm_knobs.source;
 	mutex_unlock(&embm_knobs_lock);
 
-	len += sysfs_emit_at(buf, len, cur == EMBM_SRC_AUTO ? "[auto]" : "auto");
-	for (i = 0; i < EMBM_NR_SOURCES; i++)
-		len += sysfs_emit_at(buf, len, cur == i ? " [%s]" : " %s",
-				     embm_sources[i]->name);
+	len += sysfs_emit_at(buf, len, !cur ? "[auto]" : "auto");
+	for (i = 0; (src = embm_source_at(i)); i++)
+		len += sysfs_emit_at(buf, len, cur == src ? " [%s]" : " %s", src->name);
 	len += sysfs_emit_at(buf, len, "\n");
 	return len;
 }
 
+/* "auto" or a registered source's name; -EINVAL for any other word. */
 static ssize_t source_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
-	enum embm_source_id id = EMBM_SRC_AUTO;
-	int i;
+	const struct embm_source *src = NULL;
 
 	if (!sysfs_streq(buf, "auto")) {
-		for (i = 0; i < EMBM_NR_SOURCES; i++) {
-			if (sysfs_streq(buf, embm_sources[i]->name))
-				break;
-		}
-		if (i == EMBM_NR_SOURCES)
+		src = embm_source_find(buf);
+		if (!src)
 			return -EINVAL;
-		id = i;
 	}
 	mutex_lock(&embm_knobs_lock);
-	embm_knobs.source = id;
+	embm_knobs.source = src;
 	mutex_unlock(&embm_knobs_lock);
 	return count;
 }
@@ -204,3 +206,7 @@ static int __init embm_sysfs_init(void)
 	return err;
 }
 late_initcall(embm_sysfs_init);
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "tests/sysfs-kunit.h"
+#endif

@@ -15,6 +15,7 @@
 #include <asm/amd-ibs.h>
 
 #include "embm-kunit.h"
+#include "../source.h"
 
 /* Build a sample record: header, then the u64 fields given, in order. */
 static struct perf_event_header *make_sample(struct kunit *test, const u64 *fields,
@@ -275,6 +276,7 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 	struct perf_raw_record raw;
 	struct perf_sample_data data;
 	union ibs_op_data3 d3 = { .ld_op = 1, .st_op = 1 };
+	const struct embm_source *ibs_src;
 	struct perf_event *event;
 	struct perf_buffer *rb;
 	struct pt_regs regs;
@@ -324,7 +326,9 @@ static void embm_ibs_raw_record_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0x7ffU, c.raw_word);
 	KUNIT_EXPECT_EQ(test, 16ULL, c.s.period);
 	/* The record is gone from the buffer: decode the copy of its raw data. */
-	KUNIT_EXPECT_EQ(test, EMBM_OP_LOAD_STORE, embm_src_ibs.op_of(&c.s_raw));
+	ibs_src = embm_source_find("ibs");
+	KUNIT_ASSERT_NOT_NULL(test, ibs_src);
+	KUNIT_EXPECT_EQ(test, EMBM_OP_LOAD_STORE, ibs_src->op_of(&c.s_raw));
 }
 
 /*

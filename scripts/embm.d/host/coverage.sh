@@ -8,7 +8,7 @@
 
 # PEBS and IBS cannot run without a hardware PMU (not under TCG): their
 # files are reported apart and left out of the second total.
-COV_HW_ONLY="arch/x86/events/embm_pebs.c arch/x86/events/embm_ibs.c"
+COV_HW_ONLY="arch/x86/events/intel/embm_pebs.c arch/x86/events/amd/embm_ibs.c"
 
 coverage_usage() {
 	cat <<'TXT'

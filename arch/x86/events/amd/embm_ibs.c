@@ -25,6 +25,7 @@
 
 #include <linux/cpufeature.h>
 #include <linux/embm.h>
+#include <linux/init.h>
 #include <linux/perf_event.h>
 #include <linux/stringify.h>
 #include <linux/unaligned.h>
@@ -192,8 +193,9 @@ static int embm_ibs_setup(const struct embm_source_args *args,
 				   embm_ibs_op_type(), args, descs, why);
 }
 
-const struct embm_source embm_src_ibs = {
+static const struct embm_source embm_src_ibs = {
 	.name		= "ibs",
+	.rank		= 20,	/* after pebs, before page faults */
 	.period		= EMBM_IBS_PERIOD,
 	.store_period	= EMBM_IBS_PERIOD,	/* no store event: unused */
 	.period_align	= 16,
@@ -208,6 +210,17 @@ const struct embm_source embm_src_ibs = {
 	.blind		=
 		"the latency of stores and of uncached ops; memory touched by no tagged op (hardware prefetches, page walks); with L3MissOnly, ops served by this CCX's caches",
 };
+
+/*
+ * Offer the source to embm on every x86 kernel, as arch/x86/events/amd/
+ * is built on every one: on another CPU, or without CONFIG_CPU_SUP_AMD,
+ * its setup() says why there is no ibs.  Process context, at boot.
+ */
+static int __init embm_ibs_init(void)
+{
+	return embm_register_source(&embm_src_ibs);
+}
+device_initcall(embm_ibs_init);
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
 #include "embm_ibs_kunit.h"

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of embm's sampler internals, included at the end of
- * sampler.c (as mm/damon/tests/ are) so that they reach its static
- * functions.
+ * KUnit tests of ksamplingd.c, included at the end of it (as mm/damon/tests/
+ * are) so that they reach its static functions: the period changes and
+ * the CPU budget.
  */
-#ifndef __MM_EMBM_TESTS_SAMPLER_KUNIT_H
-#define __MM_EMBM_TESTS_SAMPLER_KUNIT_H
+#ifndef __MM_EMBM_TESTS_KSAMPLINGD_KUNIT_H
+#define __MM_EMBM_TESTS_KSAMPLINGD_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -160,39 +160,6 @@ static void embm_budget_test(struct kunit *test)
 	mutex_destroy(&s->lock);
 }
 
-/*
- * Times of a kind: system-wide events add up; a thread's per-CPU events
- * are each enabled whenever it runs, so its time enabled is their most,
- * while their running times add up; events made for a CPU that came
- * online add running time only.  Made-up readings, as perf would give
- * them for two threads on three CPUs.
- */
-static void embm_sum_readings_test(struct kunit *test)
-{
-	struct task_struct *a = (void *)0x1000, *b = (void *)0x2000;
-	struct embm_reading r[] = {
-		/* Thread a, kind 0: 100 ms on the CPU, split 30/30/40. */
-		{ a, 0, false, 5, 100, 30 }, { a, 0, false, 5, 100, 30 },
-		{ a, 0, false, 5, 100, 40 },
-		/* Kind 1 of thread a ran half the time: multiplexed. */
-		{ b, 1, false, 1, 80, 20 }, { a, 1, false, 1, 100, 50 },
-		/* Thread b: 80 ms, 60 of it on CPU 3, whose event came late. */
-		{ b, 0, false, 2, 80, 20 }, { b, 0, true, 6, 60, 60 },
-		/* System-wide events (no task): each CPU's time is its own. */
-		{ NULL, 2, false, 7, 1000, 1000 }, { NULL, 2, true, 7, 500, 250 },
-	};
-	struct embm_kind_sum sums[EMBM_MAX_EVENTS] = {};
-
-	embm_sum_readings(r, ARRAY_SIZE(r), sums);
-	KUNIT_EXPECT_EQ(test, 23ULL, sums[0].count);
-	KUNIT_EXPECT_EQ(test, 180ULL, sums[0].enabled);
-	KUNIT_EXPECT_EQ(test, 180ULL, sums[0].running);
-	KUNIT_EXPECT_EQ(test, 180ULL, sums[1].enabled);
-	KUNIT_EXPECT_EQ(test, 70ULL, sums[1].running);
-	KUNIT_EXPECT_EQ(test, 1500ULL, sums[2].enabled);
-	KUNIT_EXPECT_EQ(test, 1250ULL, sums[2].running);
-}
-
 /* A kernel_thread() child: returning would mean going to user space. */
 static int embm_test_child(void *arg)
 {
@@ -248,19 +215,18 @@ static void embm_child_period_test(struct kunit *test)
 	perf_event_release_kernel(event);
 }
 
-static struct kunit_case embm_sampler_test_cases[] = {
+static struct kunit_case embm_ksamplingd_test_cases[] = {
 	KUNIT_CASE(embm_set_periods_test),
 	KUNIT_CASE(embm_budget_test),
 	KUNIT_CASE(embm_child_period_test),
-	KUNIT_CASE(embm_sum_readings_test),
 	{}
 };
 
-static struct kunit_suite embm_sampler_test_suite = {
-	.name = "embm_sampler",
-	.test_cases = embm_sampler_test_cases,
+static struct kunit_suite embm_ksamplingd_test_suite = {
+	.name = "embm_ksamplingd",
+	.test_cases = embm_ksamplingd_test_cases,
 };
 
-kunit_test_suite(embm_sampler_test_suite);
+kunit_test_suite(embm_ksamplingd_test_suite);
 
-#endif /* __MM_EMBM_TESTS_SAMPLER_KUNIT_H */
+#endif /* __MM_EMBM_TESTS_KSAMPLINGD_KUNIT_H */

@@ -4,8 +4,8 @@
  * are) so that they reach its static functions.  The CPUs are faked: no
  * PMU is touched.
  */
-#ifndef _ARCH_X86_EVENTS_EMBM_PEBS_KUNIT_H
-#define _ARCH_X86_EVENTS_EMBM_PEBS_KUNIT_H
+#ifndef _ARCH_X86_EVENTS_INTEL_EMBM_PEBS_KUNIT_H
+#define _ARCH_X86_EVENTS_INTEL_EMBM_PEBS_KUNIT_H
 
 #include <kunit/test.h>
 
@@ -272,4 +272,4 @@ static struct kunit_suite embm_pebs_test_suite = {
 
 kunit_test_suite(embm_pebs_test_suite);
 
-#endif /* _ARCH_X86_EVENTS_EMBM_PEBS_KUNIT_H */
+#endif /* _ARCH_X86_EVENTS_INTEL_EMBM_PEBS_KUNIT_H */

@@ -57,6 +57,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/embm.h>
+#include <linux/init.h>
 #include <linux/perf_event.h>
 #include <linux/processor.h>
 #include <asm/cpu_device_id.h>
@@ -64,7 +65,7 @@
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 
-#include "perf_event.h"
+#include "../perf_event.h"
 
 /*
  * The events, spelled as arch/x86/events/intel/ spells them; perfmon's
@@ -222,31 +223,16 @@ static struct embm_event_desc embm_pebs_ldlat_desc(const char *name, u64 config,
 	return d;
 }
 
-/**
- * embm_pebs_setup_caps() - the pebs events of a CPU
- * @caps:   the CPU's model and PEBS capabilities
- * @args:   what the session asks for (ldlat)
- * @descs:  filled in
- * @why:    set to the model's name (or what its loads are), or why there
- *	    is no pebs here
- *
- * A refused model's own reason comes first, then architectural PEBS, then
- * hybrid CPUs, then models not in the table.  An ldlat of 0 means no
- * load-latency event on P-cores; on E-cores, whose loads are the
- * load-latency event, it means EMBM_LDLAT_ECORE cycles.
- *
- * Context: any; reads only its arguments.
- * Return: the number of events; -EOPNOTSUPP for a model refused or not in
- * the table, a hybrid CPU or architectural PEBS; -EINVAL for an ldlat not
- * 0 and outside 3 to 65535.
+/*
+ * Why there is no pebs here, in *@why, with model @m (NULL: not in the
+ * table): a refused model's own reason first, then architectural PEBS,
+ * then hybrid CPUs, then models not in the table; or an ldlat not 0 and
+ * outside 3 to 65535.  Return: 0 when pebs works, -EOPNOTSUPP or -EINVAL.
  */
-static int embm_pebs_setup_caps(const struct embm_pebs_caps *caps,
-				const struct embm_source_args *args,
-				struct embm_event_desc *descs, const char **why)
+static int embm_pebs_refuse(const struct embm_pebs_caps *caps,
+			    const struct embm_pebs_model *m,
+			    const struct embm_source_args *args, const char **why)
 {
-	const struct embm_pebs_model *m = embm_pebs_model(caps->vfm);
-	int n = 0;
-
 	if (m && m->kind == EMBM_PEBS_REFUSED) {
 		*why = m->why;
 		return -EOPNOTSUPP;
@@ -272,6 +258,65 @@ static int embm_pebs_setup_caps(const struct embm_pebs_caps *caps,
 		*why = "ldlat out of range: 3 to 65535 cycles";
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * A P-core's load-latency event at @ldlat cycles, for latency only, led by
+ * mem-loads-aux where model @m needs it, into @descs.  Return: how many
+ * descriptors, 1 or 2.
+ */
+static int embm_pebs_ldlat_descs(const struct embm_pebs_model *m, u64 ldlat,
+				 struct embm_event_desc *descs)
+{
+	int n = 0;
+
+	if (m->ldlat_aux) {
+		/* Counts, never samples: precise_ip needs a period. */
+		descs[n++] = (struct embm_event_desc){
+			.name = "mem-loads-aux",
+			.lead = true,
+			.attr = {
+				.type = PERF_TYPE_RAW,
+				.config = EMBM_PEBS_LOADS_AUX,
+				.exclude_kernel = 1,
+				.exclude_hv = 1,
+			},
+		};
+	}
+	descs[n] = embm_pebs_ldlat_desc("loads-latency", EMBM_PEBS_LOAD_LATENCY, ldlat);
+	descs[n].latency_only = true;
+	return n + 1;
+}
+
+/**
+ * embm_pebs_setup_caps() - the pebs events of a CPU
+ * @caps:   the CPU's model and PEBS capabilities
+ * @args:   what the session asks for (ldlat)
+ * @descs:  filled in
+ * @why:    set to the model's name (or what its loads are), or why there
+ *	    is no pebs here
+ *
+ * A refused model's own reason comes first, then architectural PEBS, then
+ * hybrid CPUs, then models not in the table.  An ldlat of 0 means no
+ * load-latency event on P-cores; on E-cores, whose loads are the
+ * load-latency event, it means EMBM_LDLAT_ECORE cycles.
+ *
+ * Context: any; reads only its arguments.
+ * Return: the number of events; -EOPNOTSUPP for a model refused or not in
+ * the table, a hybrid CPU or architectural PEBS; -EINVAL for an ldlat not
+ * 0 and outside 3 to 65535.
+ */
+static int embm_pebs_setup_caps(const struct embm_pebs_caps *caps,
+				const struct embm_source_args *args,
+				struct embm_event_desc *descs, const char **why)
+{
+	const struct embm_pebs_model *m = embm_pebs_model(caps->vfm);
+	int n = 0, err;
+
+	err = embm_pebs_refuse(caps, m, args, why);
+	if (err)
+		return err;
 
 	if (m->kind == EMBM_PEBS_ECORE) {
 		descs[n++] = embm_pebs_ldlat_desc("loads-latency", EMBM_PEBS_ECORE_LATENCY,
@@ -290,26 +335,8 @@ static int embm_pebs_setup_caps(const struct embm_pebs_caps *caps,
 	descs[n++] = embm_pebs_desc("loads-l3-miss", EMBM_PEBS_L3_MISS_LOADS, EMBM_OP_LOAD);
 	/* No data source: it would only tell L1 hits from misses. */
 	descs[n++] = embm_pebs_desc("stores", EMBM_PEBS_ALL_STORES, EMBM_OP_STORE);
-	if (args->ldlat) {
-		if (m->ldlat_aux) {
-			/* Counts, never samples: precise_ip needs a period. */
-			descs[n] = (struct embm_event_desc){
-				.name = "mem-loads-aux",
-				.lead = true,
-				.attr = {
-					.type = PERF_TYPE_RAW,
-					.config = EMBM_PEBS_LOADS_AUX,
-					.exclude_kernel = 1,
-					.exclude_hv = 1,
-				},
-			};
-			n++;
-		}
-		descs[n] = embm_pebs_ldlat_desc("loads-latency", EMBM_PEBS_LOAD_LATENCY,
-						args->ldlat);
-		descs[n].latency_only = true;
-		n++;
-	}
+	if (args->ldlat)
+		n += embm_pebs_ldlat_descs(m, args->ldlat, &descs[n]);
 	*why = m->why ?: m->name;
 	return n;
 }
@@ -347,8 +374,9 @@ static int embm_pebs_setup(const struct embm_source_args *args,
 	return embm_pebs_setup_caps(&caps, args, descs, why);
 }
 
-const struct embm_source embm_src_pebs = {
+static const struct embm_source embm_src_pebs = {
 	.name		= "pebs",
+	.rank		= 10,	/* first: precise, and every L3 miss */
 	.period		= 10007,	/* prime: no lock-step with loops */
 	.store_period	= 100003,
 	.setup		= embm_pebs_setup,
@@ -360,6 +388,16 @@ const struct embm_source embm_src_pebs = {
 	.blind		=
 		"loads served by L1-L3 (only L3 misses are sampled; Sierra Forest, Grand Ridge: loads under ldlat cycles and untagged loads), kernel-mode stores, the latency of stores and of loads under ldlat cycles",
 };
+
+/*
+ * Offer the source to embm on every kernel with Intel support: on another
+ * CPU its setup() says why there is no pebs.  Process context, at boot.
+ */
+static int __init embm_pebs_init(void)
+{
+	return embm_register_source(&embm_src_pebs);
+}
+device_initcall(embm_pebs_init);
 
 #ifdef CONFIG_EMBM_KUNIT_TEST
 #include "embm_pebs_kunit.h"

@@ -3,8 +3,8 @@
  * KUnit tests of embm_ibs.c, included at the end of it (as mm/damon/tests/
  * are) so that they reach its static functions.
  */
-#ifndef _ARCH_X86_EVENTS_EMBM_IBS_KUNIT_H
-#define _ARCH_X86_EVENTS_EMBM_IBS_KUNIT_H
+#ifndef _ARCH_X86_EVENTS_AMD_EMBM_IBS_KUNIT_H
+#define _ARCH_X86_EVENTS_AMD_EMBM_IBS_KUNIT_H
 
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
@@ -228,4 +228,4 @@ static struct kunit_suite embm_ibs_test_suite = {
 
 kunit_test_suite(embm_ibs_test_suite);
 
-#endif /* _ARCH_X86_EVENTS_EMBM_IBS_KUNIT_H */
+#endif /* _ARCH_X86_EVENTS_AMD_EMBM_IBS_KUNIT_H */
