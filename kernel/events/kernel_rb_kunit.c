@@ -258,7 +258,8 @@ static void kernel_rb_event_test(struct kunit *test)
  * perf_event_create_kernel_group(): a sampling cpu-clock counter led by a
  * counting one, on the same CPU.  The member writes its samples into a
  * kernel buffer while its leader counts; groups perf_event_open() would
- * refuse are refused.
+ * refuse are refused.  One scenario, read top to bottom: hence its
+ * length.
  */
 static void kernel_group_test(struct kunit *test)
 {
