@@ -123,18 +123,18 @@ static void embm_source_attr_ok_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
 }
 
-static struct kunit_case embm_src_swfault_test_cases[] = {
+static struct kunit_case embm_swfault_test_cases[] = {
 	KUNIT_CASE(embm_swfault_test),
 	KUNIT_CASE(embm_swfault_period_test),
 	KUNIT_CASE(embm_source_attr_ok_test),
 	{}
 };
 
-static struct kunit_suite embm_src_swfault_test_suite = {
-	.name = "embm_src_swfault",
-	.test_cases = embm_src_swfault_test_cases,
+static struct kunit_suite embm_swfault_test_suite = {
+	.name = "embm_swfault",
+	.test_cases = embm_swfault_test_cases,
 };
 
-kunit_test_suite(embm_src_swfault_test_suite);
+kunit_test_suite(embm_swfault_test_suite);
 
 #endif /* __MM_EMBM_TESTS_SWFAULT_KUNIT_H */

@@ -32,6 +32,8 @@ quiet() {
 	"$@" >"$out" 2>&1
 	rc=$?
 	if [ $rc -ne 0 ]; then
+		# With parallel make the first error may be far from the end.
+		grep -E -m 20 'error:|undefined reference|\*\*\* No rule' "$out" >&2
 		tail -n 40 "$out" >&2
 		log "failed ($rc): $*"
 	fi
