@@ -168,6 +168,10 @@ struct embm_source_args {
  *		  "accesses" (loads and stores) or "pages" (base pages
  *		  mapped by faults).
  * @blind:	  what it cannot see, in a line: for the reports.
+ * @pmu_ok:	  may its events be of this dynamic PMU type (one above
+ *		  PERF_TYPE_MAX)?  Only for a PMU whose event_init() checks
+ *		  no credentials of its own (see embm_source_pmu_ok());
+ *		  NULL: the generic types only.  Any context.
  *
  * A source that cannot work here fails @setup, or its events fail to be
  * created; the automatic choice then moves to the next source.  Sources
@@ -189,62 +193,39 @@ struct embm_source {
 	unsigned int fields;
 	const char *unit;
 	const char *blind;
+	bool (*pmu_ok)(u32 type);
 };
 
 int __init embm_register_source(const struct embm_source *src);
 
-#ifdef CONFIG_X86
-/**
- * embm_ibs_op_type() - the perf type of AMD's ibs_op PMU
- *
- * arch/x86/events/amd/embm_ibs.c, from get_ibs_op_pmu_type(); built with
- * every x86 embm kernel, as arch/x86/events/amd/ is (-ENODEV without
- * CONFIG_CPU_SUP_AMD).
- *
- * Context: any.
- * Return: the type, or a negative errno when ibs_op is not registered.
- */
-int embm_ibs_op_type(void);
-#else
-static inline int embm_ibs_op_type(void)
-{
-	return -ENODEV;
-}
-#endif
-
 /**
  * embm_source_pmu_ok() - may a source's event be of this type?
- * @type: perf_event_attr.type
+ * @src:  the source
+ * @type: perf_event_attr.type of one of its events
  *
  * embm creates its events from the syscall's caller or from ksamplingd,
  * whose credentials are the kernel's, and checks the caller's permissions
  * itself.  A PMU whose event_init() checks credentials of its own (kprobe,
  * uprobe, and others of the dynamic types) would see ksamplingd's there:
  * only types known to check none are taken.  These are the generic
- * hardware, raw and software types and AMD's ibs_op, a dynamic type:
- * perf_ibs_init() checks no credentials, and ibs_op's one capability,
- * PERF_PMU_CAP_NO_EXCLUDE, makes any exclude_* bit -EINVAL, so its events
- * always sample the kernel and get perf_allow_kernel(), as every embm event
- * does (mm/embm/perm.c).  A precise raw event on AMD is retyped to ibs_op
- * by the core PMU anyway (forward_event_to_ibs()).
+ * hardware, raw and software types, and the dynamic types a source vouches
+ * for with its @pmu_ok hook.
  *
  * Context: any.
  * Return: true if embm's permission checks are perf's for @type.
  */
-static inline bool embm_source_pmu_ok(u32 type)
+static inline bool embm_source_pmu_ok(const struct embm_source *src, u32 type)
 {
-	int ibs_op;
-
 	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_RAW ||
 	    type == PERF_TYPE_SOFTWARE)
 		return true;
-	ibs_op = embm_ibs_op_type();
-	return ibs_op >= PERF_TYPE_MAX && type == ibs_op;
+	return type >= PERF_TYPE_MAX && src->pmu_ok && src->pmu_ok(type);
 }
 
 /**
  * embm_source_attr_ok() - may a source's event have these attributes?
- * @attr: attributes a source asks for
+ * @src:  the source
+ * @attr: attributes it asks for
  *
  * embm checks a session's permissions as perf_event_open() would for an
  * event that samples physical addresses and may sample the kernel
@@ -257,9 +238,10 @@ static inline bool embm_source_pmu_ok(u32 type)
  * Context: any.
  * Return: true if embm's checks are perf's for @attr.
  */
-static inline bool embm_source_attr_ok(const struct perf_event_attr *attr)
+static inline bool embm_source_attr_ok(const struct embm_source *src,
+				       const struct perf_event_attr *attr)
 {
-	return embm_source_pmu_ok(attr->type) &&
+	return embm_source_pmu_ok(src, attr->type) &&
 	       !(attr->sample_type & ~EMBM_SAMPLE_TYPE_MAX) &&
 	       !attr->namespaces && !attr->text_poke && !attr->sigtrap;
 }

@@ -46,7 +46,7 @@ static int embm_check_desc(struct embm_sampler *s, int d, const char **why)
 		return -EINVAL;
 	}
 	/* embm's permission checks would not be perf's for it. */
-	if (WARN_ON_ONCE(!embm_source_attr_ok(&desc->attr))) {
+	if (WARN_ON_ONCE(!embm_source_attr_ok(s->src, &desc->attr))) {
 		*why = "its attributes need checks embm does not make";
 		return -EINVAL;
 	}

@@ -25,8 +25,8 @@ static void embm_swfault_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u64)PERF_COUNT_SW_PAGE_FAULTS_MAJ, d[1].attr.config);
 	KUNIT_EXPECT_TRUE(test, d[0].attr.sample_type & PERF_SAMPLE_PHYS_ADDR);
 	KUNIT_EXPECT_EQ(test, 1ULL, embm_src_swfault.period);
-	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&d[0].attr));
-	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&d[1].attr));
+	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&embm_src_swfault, &d[0].attr));
+	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&embm_src_swfault, &d[1].attr));
 }
 
 /*
@@ -105,22 +105,26 @@ static void embm_source_attr_ok_test(struct kunit *test)
 		.sample_type = EMBM_SAMPLE_TYPE_MAX,
 	}, a;
 
-	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&ok));
+	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&embm_src_swfault, &ok));
 	a = ok;
 	a.type = PERF_TYPE_TRACEPOINT;
-	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_swfault, &a));
 	a = ok;
 	a.sample_type |= PERF_SAMPLE_REGS_INTR;
-	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_swfault, &a));
 	a = ok;
 	a.sigtrap = 1;
-	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_swfault, &a));
 	a = ok;
 	a.text_poke = 1;
-	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_swfault, &a));
 	a = ok;
 	a.namespaces = 1;
-	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_swfault, &a));
+	/* A dynamic type, for a source that vouches for none. */
+	a = ok;
+	a.type = PERF_TYPE_MAX + 1;
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_swfault, &a));
 }
 
 static struct kunit_case embm_swfault_test_cases[] = {

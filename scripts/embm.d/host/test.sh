@@ -53,9 +53,13 @@ t_no_enosys() {
 
 # Every file the series adds matches an F: pattern of the EMBM entry.
 t_maintainers() {
-	local pats f p ok bad=0
+	local pats f p ok bad=0 -
+	set -f	# the F: patterns are matched by case, never expanded
+	# embm's entry; the perf core files the series adds are perf's.
 	pats=$(kgit show embm:MAINTAINERS | sed -n '/^EMBM /,/^$/s/^F:[[:space:]]*//p')
 	[ -n "$pats" ] || { echo "no EMBM entry in MAINTAINERS"; return 1; }
+	pats+=" $(kgit show embm:MAINTAINERS |
+		sed -n '/^PERFORMANCE EVENTS SUBSYSTEM$/,/^$/s/^F:[[:space:]]*//p')"
 	for f in $(kgit diff --name-only --diff-filter=A pristine embm); do
 		ok=0
 		for p in $pats; do

@@ -46,7 +46,8 @@ series_msgs() { printf '%s\n' "$SERIES_DIR"/*.msg | LC_ALL=C sort; }
 
 # Commit message of a series file: everything before the "Files:" line.
 series_message() {
-	sed '/^Files:$/,$d' "$1"
+	# The message without the blank lines before "Files:".
+	sed '/^Files:$/,$d' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
 	printf '\nSigned-off-by: %s <%s>\n' "$EMBM_IDENT_NAME" "$EMBM_IDENT_EMAIL"
 }
 

@@ -71,12 +71,34 @@
  * embm_ibs_op_type() - the perf type of the ibs_op PMU
  *
  * Context: any.
- * Return: get_ibs_op_pmu_type(): the type, or -ENODEV.
+ * Return: get_ibs_op_pmu_type(): the type, or -ENODEV (also without
+ * CONFIG_CPU_SUP_AMD).
  */
-int embm_ibs_op_type(void)
+static int embm_ibs_op_type(void)
 {
 	KUNIT_STATIC_STUB_REDIRECT(embm_ibs_op_type);
 	return get_ibs_op_pmu_type();
+}
+
+/**
+ * embm_ibs_pmu_ok() - is @type ibs_op's?
+ * @type: a dynamic perf type
+ *
+ * ibs_op is a dynamic type whose event_init(), perf_ibs_init(), checks no
+ * credentials, and its one capability, PERF_PMU_CAP_NO_EXCLUDE, makes any
+ * exclude_* bit -EINVAL: its events always sample the kernel and get
+ * perf_allow_kernel(), as every embm event does (mm/embm/perm.c).  A
+ * precise raw event on AMD is retyped to ibs_op by the core PMU anyway
+ * (forward_event_to_ibs()).
+ *
+ * Context: any.
+ * Return: true if @type is ibs_op's registered type.
+ */
+static bool embm_ibs_pmu_ok(u32 type)
+{
+	int ibs_op = embm_ibs_op_type();
+
+	return ibs_op >= PERF_TYPE_MAX && type == ibs_op;
 }
 
 /**
@@ -209,6 +231,7 @@ static const struct embm_source embm_src_ibs = {
 	.unit		= "accesses",
 	.blind		=
 		"the latency of stores and of uncached ops; memory touched by no tagged op (hardware prefetches, page walks); with L3MissOnly, ops served by this CCX's caches",
+	.pmu_ok		= embm_ibs_pmu_ok,
 };
 
 /*

@@ -191,24 +191,24 @@ static void embm_ibs_attr_ok_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 1, embm_ibs_setup_caps(true, EMBM_IBS_FAKE_ZEN4,
 						     EMBM_IBS_FAKE_TYPE, &args, d, &why));
 	if (embm_ibs_op_type() < 0)
-		KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&d[0].attr));
+		KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_ibs, &d[0].attr));
 
 	kunit_activate_static_stub(test, embm_ibs_op_type, embm_ibs_fake_type);
-	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&d[0].attr));
+	KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&embm_src_ibs, &d[0].attr));
 	a = d[0].attr;
 	a.type = EMBM_IBS_FAKE_TYPE + 1;
-	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_ibs, &a));
 	a.type = PERF_TYPE_TRACEPOINT;
-	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_ibs, &a));
 	a = d[0].attr;
 	a.sample_type |= PERF_SAMPLE_REGS_INTR;
-	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&a));
-	KUNIT_EXPECT_TRUE(test, embm_source_pmu_ok(PERF_TYPE_RAW));
+	KUNIT_EXPECT_FALSE(test, embm_source_attr_ok(&embm_src_ibs, &a));
+	KUNIT_EXPECT_TRUE(test, embm_source_pmu_ok(&embm_src_ibs, PERF_TYPE_RAW));
 	/* No ibs_op: its -ENODEV is no type, and nothing dynamic passes. */
 	kunit_activate_static_stub(test, embm_ibs_op_type, embm_ibs_no_type);
-	KUNIT_EXPECT_FALSE(test, embm_source_pmu_ok((u32)-ENODEV));
-	KUNIT_EXPECT_FALSE(test, embm_source_pmu_ok(EMBM_IBS_FAKE_TYPE));
-	KUNIT_EXPECT_TRUE(test, embm_source_pmu_ok(PERF_TYPE_RAW));
+	KUNIT_EXPECT_FALSE(test, embm_source_pmu_ok(&embm_src_ibs, (u32)-ENODEV));
+	KUNIT_EXPECT_FALSE(test, embm_source_pmu_ok(&embm_src_ibs, EMBM_IBS_FAKE_TYPE));
+	KUNIT_EXPECT_TRUE(test, embm_source_pmu_ok(&embm_src_ibs, PERF_TYPE_RAW));
 	kunit_deactivate_static_stub(test, embm_ibs_op_type);
 }
 

@@ -50,7 +50,7 @@ static void embm_pebs_check_attrs(struct kunit *test, const struct embm_event_de
 		KUNIT_EXPECT_EQ(test, (u32)PERF_TYPE_RAW, a->type);
 		KUNIT_EXPECT_EQ(test, 0U, (unsigned int)a->freq);
 		KUNIT_EXPECT_EQ(test, 0U, a->wakeup_events);
-		KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(a));
+		KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&embm_src_pebs, a));
 		if (d[i].lead) {
 			/* x86_pmu_hw_config(): precise_ip needs sampling. */
 			KUNIT_EXPECT_EQ(test, 0U, (unsigned int)a->precise_ip);
