@@ -13,8 +13,10 @@
  *   counts.c      perf's counts and times of each kind of event
  *   ksamplingd.c  the thread: its loop, the adaptive period, the knobs
  *		   mid-session, hotplug follow-up, exit detection
- * Calls go one way: sampler -> choose -> evset -> threads, counts ->
- * drain; ksamplingd -> evset, threads, counts, drain.
+ * Calls go one way: sampler calls choose, evset, threads and ksamplingd;
+ * ksamplingd calls evset, threads, counts and drain; choose calls evset;
+ * evset calls threads, counts and drain; counts calls drain; threads and
+ * drain call none of these.
  *
  * Contexts: embm_sampler_start/stop() run in process context, serialised
  * by the caller (the session's lock).  ksamplingd is a kernel thread; it
