@@ -82,7 +82,7 @@ static void ksamplingd_read_kinds(struct embm_sampler *s, u64 *next_ns)
 
 	ksamplingd_drain_all(s);
 	cpu_ns = task_sched_runtime(current);
-	embm_read_kinds(s, false);
+	embm_read_kinds(s);
 	cost = task_sched_runtime(current) - cpu_ns;
 	every = max_t(u64, EMBM_READ_MS * NSEC_PER_MSEC,
 		      div_u64(cost, EMBM_READ_PERMILLE) * 1000);

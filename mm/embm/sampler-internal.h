@@ -251,7 +251,8 @@ void __embm_throttle_sweep(struct embm_sampler *s);
 /* counts.c */
 bool embm_read_ev(struct embm_sampler *s, const struct embm_ev *ev,
 		  struct embm_reading *r);
-void embm_read_kinds(struct embm_sampler *s, bool locked);
+void __embm_read_kinds(struct embm_sampler *s);
+void embm_read_kinds(struct embm_sampler *s);
 
 /* ksamplingd.c */
 int ksamplingd(void *data);
