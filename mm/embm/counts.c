@@ -80,7 +80,8 @@ static void embm_sum_readings(struct embm_reading *r, unsigned int n,
 
 /*
  * Put @sums into the status, with the periods of each kind's samples as
- * drained by then (@weight).  Caller holds s->lock.
+ * drained by then (@weight), and the throttle intervals up to now.
+ * Caller holds s->lock.
  */
 static void __embm_publish_kinds(struct embm_sampler *s,
 				 const struct embm_kind_sum *sums, const u64 *weight)
@@ -89,6 +90,7 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 
 	lockdep_assert_held(&s->lock);
 
+	__embm_throttle_sweep(s);
 	for (d = 0; d < s->nr_descs; d++) {
 		s->status.kind[d].count = sums[d].count;
 		s->status.kind[d].enabled = sums[d].enabled;
@@ -102,18 +104,13 @@ static void __embm_publish_kinds(struct embm_sampler *s,
 
 /*
  * Read every open event's count and times, as perf stat does at its end,
- * so that status shows how long each kind was really on the PMU.  Events
- * already closed add what __embm_close_cpu() kept.  The readings' array is
- * kept and grows with the events; without memory for it, the last figures
- * stay.  The CPU time this takes is kept apart from the budget the
- * adaptive period watches, and bounded (ksamplingd_read_kinds()).
- * Context: ksamplingd, or the stop with
- * ksamplingd gone; caller holds s->lock if @locked.
+ * into @sums, and each kind's weight into @weight.  Events already closed
+ * add what __embm_close_cpu() kept.  The readings' array is kept and grows
+ * with the events.  Context: ksamplingd, or the stop with ksamplingd gone.
+ * Return: false without memory for the readings.
  */
-void embm_read_kinds(struct embm_sampler *s, bool locked)
+static bool embm_read_sums(struct embm_sampler *s, struct embm_kind_sum *sums, u64 *weight)
 {
-	u64 weight[EMBM_MAX_EVENTS];
-	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
 	unsigned int i, n = 0;
 	int cpu;
 
@@ -123,11 +120,11 @@ void embm_read_kinds(struct embm_sampler *s, bool locked)
 		r = kvrealloc(s->readings, array_size(s->nr_events, sizeof(*r)),
 			      GFP_KERNEL_ACCOUNT);
 		if (!r)
-			return;
+			return false;
 		s->readings = r;
 		s->nr_readings = s->nr_events;
 	}
-	memcpy(sums, s->closed, sizeof(sums));
+	memcpy(sums, s->closed, sizeof(s->closed));
 	for_each_possible_cpu(cpu) {
 		for (i = 0; i < s->cpu[cpu].nr_events && n < s->nr_readings; i++) {
 			n += embm_read_ev(s, &s->cpu[cpu].evs[i], &s->readings[n]);
@@ -137,12 +134,43 @@ void embm_read_kinds(struct embm_sampler *s, bool locked)
 	embm_sum_readings(s->readings, n, sums);
 	/* Callers drained the buffers just before: the samples of these counts. */
 	embm_stats_kind_weights(s->st, weight, s->nr_descs);
-	if (!locked)
-		mutex_lock(&s->lock);
-	__embm_throttle_sweep(s);
+	return true;
+}
+
+/*
+ * Read every event's count and times into the status, so that it shows
+ * how long each kind was really on the PMU (embm_read_sums()); without
+ * memory for the readings, the last figures stay.  Caller holds s->lock,
+ * with ksamplingd not running (embm_close_all()).
+ */
+void __embm_read_kinds(struct embm_sampler *s)
+{
+	u64 weight[EMBM_MAX_EVENTS];
+	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
+
+	lockdep_assert_held(&s->lock);
+
+	if (embm_read_sums(s, sums, weight))
+		__embm_publish_kinds(s, sums, weight);
+}
+
+/*
+ * __embm_read_kinds() for ksamplingd, which alone touches the events while
+ * it runs: it reads them without s->lock and takes it to update the
+ * status.  The CPU time this takes is kept apart from the budget the
+ * adaptive period watches, and bounded (ksamplingd_read_kinds()).
+ * Context: ksamplingd; takes s->lock.
+ */
+void embm_read_kinds(struct embm_sampler *s)
+{
+	u64 weight[EMBM_MAX_EVENTS];
+	struct embm_kind_sum sums[EMBM_MAX_EVENTS];
+
+	if (!embm_read_sums(s, sums, weight))
+		return;
+	mutex_lock(&s->lock);
 	__embm_publish_kinds(s, sums, weight);
-	if (!locked)
-		mutex_unlock(&s->lock);
+	mutex_unlock(&s->lock);
 }
 
 #ifdef CONFIG_EMBM_KUNIT_TEST

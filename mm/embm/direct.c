@@ -23,7 +23,10 @@
  * drains loses nothing while the reader keeps up.
  */
 
+#include <linux/atomic.h>
 #include <linux/bitfield.h>
+#include <linux/cache.h>
+#include <linux/embm.h>
 #include <linux/irq_work.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -32,6 +35,47 @@
 #include <linux/slab.h>
 
 #include "direct.h"
+
+/* An overflow handler's context: the queue and the event's kind. */
+struct embm_direct_ctx {
+	struct embm_direct *dq;
+	int kind;
+};
+
+/**
+ * struct embm_direct - the direct samples of one CPU, a single-writer queue
+ * @head:	next entry to write; written by the writer only.
+ * @lost:	samples dropped on a full queue, by kind; written by the
+ *		writer only.
+ * @period:	the period of each kind's samples as last queued (a mark);
+ *		written by the writer only.
+ * @tail:	next entry to read; written by the reader only.
+ * @lost_read:	@lost as the reader last took it.
+ * @rd_period:	the period of each kind's samples as last read.
+ * @lost_elsewhere: samples dropped because they were not taken in a task.
+ * @mask:	entries - 1, a power of two - 1.
+ * @reader:	woken when the queue fills to half; NULL: nobody.
+ * @wake:	wakes @reader from the writer's context.
+ * @ctx:	the handler's context for each kind.
+ * @rcu:	frees the queue after a grace period, as perf frees events.
+ * @ent:	physical page address | mapping order | kind; 0 | kind for
+ *		no address; or a period mark (below).
+ */
+struct embm_direct {
+	u64 head;
+	u64 lost[EMBM_MAX_EVENTS];
+	u64 period[EMBM_MAX_EVENTS];
+	u64 tail ____cacheline_aligned;
+	u64 lost_read[EMBM_MAX_EVENTS];
+	u64 rd_period[EMBM_MAX_EVENTS];
+	atomic64_t lost_elsewhere[EMBM_MAX_EVENTS];
+	unsigned int mask;
+	struct task_struct *reader;
+	struct irq_work wake;
+	struct embm_direct_ctx ctx[EMBM_MAX_EVENTS];
+	struct rcu_head rcu;
+	u64 ent[];
+};
 
 /*
  * An entry: the page's physical address; below it, the order of the

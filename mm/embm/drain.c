@@ -40,7 +40,6 @@ static_assert(EMBM_MAX_EVENTS <= 8);
  * it; at most a tick too much when the thread slept).  A record lost with
  * a full buffer leaves its interval out.  Caller holds s->lock; may sleep.
  */
-
 static void embm_drain_throttle(struct embm_sampler *s, const struct perf_event_header *hdr)
 {
 	u64 time, id, stream;

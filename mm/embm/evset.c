@@ -303,7 +303,7 @@ void embm_enable_cpu(struct embm_sampler *s, int cpu, unsigned int from)
 
 /*
  * Disable (children too) and release the events of @cpu, keeping their
- * counts unless @counted (embm_read_kinds() just read them for good), then
+ * counts unless @counted (__embm_read_kinds() just read them for good), then
  * read what they wrote last, releasing included (a large-PEBS flush, say),
  * and free the buffer.  Members go before their leaders.  Caller holds
  * s->lock.
@@ -384,7 +384,7 @@ void embm_close_all(struct embm_sampler *s)
 		if (s->cpu[cpu].rb)
 			__embm_drain_cpu(s, cpu);
 	}
-	embm_read_kinds(s, true);
+	__embm_read_kinds(s);
 	for_each_possible_cpu(cpu)
 		__embm_close_cpu(s, cpu, true);
 	__embm_count_events(s);

@@ -82,7 +82,7 @@ static void ksamplingd_read_kinds(struct embm_sampler *s, u64 *next_ns)
 
 	ksamplingd_drain_all(s);
 	cpu_ns = task_sched_runtime(current);
-	embm_read_kinds(s, false);
+	embm_read_kinds(s);
 	cost = task_sched_runtime(current) - cpu_ns;
 	every = max_t(u64, EMBM_READ_MS * NSEC_PER_MSEC,
 		      div_u64(cost, EMBM_READ_PERMILLE) * 1000);
@@ -140,8 +140,8 @@ static void ksamplingd_hotplug(struct embm_sampler *s)
 }
 
 /* The period @ev takes, of a load and a store period; 0: it counts only. */
-static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
-			    u64 period, u64 store)
+static u64 ksamplingd_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
+				  u64 period, u64 store)
 {
 	const struct embm_event_desc *desc = embm_ev_desc(s, ev);
 
@@ -151,12 +151,12 @@ static u64 embm_desc_period(struct embm_sampler *s, const struct embm_ev *ev,
 }
 
 /*
- * Give the events embm_set_periods() changed before it reached the one
- * perf refused, event @bad of @bad_cpu, their periods @period and @store
- * back.  Context: as embm_set_periods().
+ * Give the events ksamplingd_set_periods() changed before it reached the
+ * one perf refused, event @bad of @bad_cpu, their periods @period and
+ * @store back.  Context: ksamplingd.
  */
-static void embm_restore_periods(struct embm_sampler *s, u64 period, u64 store,
-				 int bad_cpu, unsigned int bad)
+static void ksamplingd_restore_periods(struct embm_sampler *s, u64 period, u64 store,
+				       int bad_cpu, unsigned int bad)
 {
 	unsigned int i;
 	int cpu;
@@ -165,7 +165,7 @@ static void embm_restore_periods(struct embm_sampler *s, u64 period, u64 store,
 		struct embm_cpu *c = &s->cpu[cpu];
 
 		for (i = 0; i < c->nr_events; i++) {
-			u64 p = embm_desc_period(s, &c->evs[i], period, store);
+			u64 p = ksamplingd_desc_period(s, &c->evs[i], period, store);
 
 			if (cpu == bad_cpu && i == bad)
 				return;
@@ -176,24 +176,24 @@ static void embm_restore_periods(struct embm_sampler *s, u64 period, u64 store,
 }
 
 /**
- * embm_set_periods() - give every event a new load and store period
+ * ksamplingd_set_periods() - give every event a new load and store period
  * @s:	    the sampler
  * @period: load (or all-sample) period
  * @store:  store period
  * @why:    why, for the status (period_why)
  *
  * All or nothing: when perf refuses one event's period, the events changed
- * before it get the current periods back and the status's period stays as it is, so
- * that what status reports is what the events use (the few samples those
- * events took at the refused period meanwhile are weighted with the old
- * one, if they carry no period).  Each CPU's buffer is drained just
- * before its events change (see embm_drain_record()).
+ * before it get the current periods back and the status's period stays as
+ * it is, so that what status reports is what the events use (the few
+ * samples those events took at the refused period meanwhile are weighted
+ * with the old one, if they carry no period).  Each CPU's buffer is
+ * drained just before its events change (see embm_drain_record()).
  *
- * Context: ksamplingd (or the starter before it runs); takes s->lock.
+ * Context: ksamplingd; takes s->lock.
  * Return: 0 or perf_kernel_counter_period()'s error.
  */
-static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store,
-			    const char *why)
+static int ksamplingd_set_periods(struct embm_sampler *s, u64 period, u64 store,
+				  const char *why)
 {
 	u64 old = s->status.period, old_store = s->status.store_period;
 	unsigned int i;
@@ -213,7 +213,7 @@ static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store,
 			mutex_unlock(&s->lock);
 		}
 		for (i = 0; i < c->nr_events; i++) {
-			u64 p = embm_desc_period(s, &c->evs[i], period, store);
+			u64 p = ksamplingd_desc_period(s, &c->evs[i], period, store);
 
 			if (!p)
 				continue;
@@ -232,7 +232,7 @@ static int embm_set_periods(struct embm_sampler *s, u64 period, u64 store,
 	return 0;
 
 out_restore:
-	embm_restore_periods(s, old, old_store, cpu, i);
+	ksamplingd_restore_periods(s, old, old_store, cpu, i);
 	mutex_lock(&s->lock);
 	s->status.period_errors++;
 	mutex_unlock(&s->lock);
@@ -244,8 +244,8 @@ out_restore:
  * periods when above, halve them (not below the base) when under a
  * quarter.  Inherited events change with their parents
  * (perf_kernel_counter_period()).  Samples carry their own period, or
- * get the one in force when they are drained: embm_set_periods() drains
- * each CPU's buffer just before it changes that CPU's events.
+ * get the one in force when they are drained: ksamplingd_set_periods()
+ * drains each CPU's buffer just before it changes that CPU's events.
  *
  * The use is estimated as the samples drained in the round times the cost
  * of one, the least ksamplingd's CPU time per sample has been over the
@@ -291,13 +291,13 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each)",
 			 used, budget, div64_u64(n * NSEC_PER_SEC, elapsed),
 			 s->status.sample_cost_ns);
-		embm_set_periods(s, embm_align_period(s, period * 2),
-				 embm_align_period(s, store * 2), why);
+		ksamplingd_set_periods(s, embm_align_period(s, period * 2),
+				       embm_align_period(s, store * 2), why);
 	} else if (used < budget / 4 && period > s->base_period) {
 		snprintf(why, sizeof(why), "cpu_budget: %llu < %llu permille, a quarter of %llu",
 			 used, budget / 4, budget);
-		embm_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
-				 embm_align_period(s, max(store / 2, s->base_store)), why);
+		ksamplingd_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
+				       embm_align_period(s, max(store / 2, s->base_store)), why);
 	}
 }
 
@@ -337,7 +337,7 @@ static void ksamplingd_knobs(struct embm_sampler *s)
 	if (period != s->status.period || store != s->status.store_period) {
 		snprintf(why, sizeof(why), "knob: period %llu, store_period %llu", period, store);
 		/* Refused: the periods, and the base, stay (period_errors). */
-		if (embm_set_periods(s, period, store, why))
+		if (ksamplingd_set_periods(s, period, store, why))
 			return;
 	}
 	s->cfg.period = cfg.period;

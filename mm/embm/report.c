@@ -162,17 +162,11 @@ void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u6
 	embm_report_windows(sb, st, nid);
 }
 
-/**
- * embm_report_period() - how the load period went, in words
- * @sb: where it goes
- * @ss: the sampler's status
- *
- * "period 16" if it never moved, else "period 1 -> 16 (max 16, 2 changes,
- * last: WHY)".
- *
- * Context: any.
+/*
+ * How the load period went, in words: "period 16" if it never moved, else
+ * "period 1 -> 16 (max 16, 2 changes, last: WHY)".
  */
-void embm_report_period(struct seq_buf *sb, const struct embm_sampler_status *ss)
+static void embm_report_period(struct seq_buf *sb, const struct embm_sampler_status *ss)
 {
 	if (!ss->period_changes) {
 		seq_buf_printf(sb, "period %llu", ss->period);
@@ -325,3 +319,7 @@ void embm_report_summary(const struct embm_view *v)
 	mutex_unlock(&st->lock);
 	kvfree(order);
 }
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "tests/report-kunit.h"
+#endif

@@ -67,7 +67,6 @@ unsigned int embm_report_fields(const struct embm_view *v);
 u64 embm_report_share_basis(const struct embm_view *v);
 void embm_report_nodes_header(struct seq_buf *sb, unsigned int fields);
 void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u64 basis);
-void embm_report_period(struct seq_buf *sb, const struct embm_sampler_status *ss);
 u64 embm_report_lost_weight(const struct embm_sampler_status *ss);
 void embm_report_summary(const struct embm_view *v);
 

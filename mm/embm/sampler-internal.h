@@ -13,8 +13,10 @@
  *   counts.c      perf's counts and times of each kind of event
  *   ksamplingd.c  the thread: its loop, the adaptive period, the knobs
  *		   mid-session, hotplug follow-up, exit detection
- * Calls go one way: sampler -> choose -> evset -> threads, counts ->
- * drain; ksamplingd -> evset, threads, counts, drain.
+ * Calls go one way: sampler calls choose, evset, threads and ksamplingd;
+ * ksamplingd calls evset, threads, counts and drain; choose calls evset;
+ * evset calls threads, counts and drain; counts calls drain; threads and
+ * drain call none of these.
  *
  * Contexts: embm_sampler_start/stop() run in process context, serialised
  * by the caller (the session's lock).  ksamplingd is a kernel thread; it
@@ -249,7 +251,8 @@ void __embm_throttle_sweep(struct embm_sampler *s);
 /* counts.c */
 bool embm_read_ev(struct embm_sampler *s, const struct embm_ev *ev,
 		  struct embm_reading *r);
-void embm_read_kinds(struct embm_sampler *s, bool locked);
+void __embm_read_kinds(struct embm_sampler *s);
+void embm_read_kinds(struct embm_sampler *s);
 
 /* ksamplingd.c */
 int ksamplingd(void *data);

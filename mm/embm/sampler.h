@@ -61,10 +61,11 @@ struct pid;
  * @nr_kinds:	how many kinds the source opened.
  * @cpus:	CPUs that had events during the session.
  *
- * Written by sampler.c alone: by whichever of the starter, ksamplingd
- * and the stopper runs the session's events at the time.  ksamplingd
- * publishes a copy after each round (every EMBM_DRAIN_MS), which readers
- * get with embm_sampler_read_status(); the final one comes with the stop.
+ * Written by the sampler's files alone (sampler-internal.h): by whichever
+ * of the starter, ksamplingd and the stopper runs the session's events at
+ * the time.  ksamplingd publishes a copy after each round (every
+ * EMBM_DRAIN_MS), which readers get with embm_sampler_read_status(); the
+ * final one comes with the stop.
  */
 struct embm_sampler_status {
 	const struct embm_source *source;

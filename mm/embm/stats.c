@@ -244,7 +244,7 @@ u64 embm_stats_scale(u64 est, const struct embm_kind_stats *ks)
 	if (!ks->running)
 		return est;
 	/*
-	 * The time it ran throttled took no samples (ksamplingd_throttle()):
+	 * The time it ran throttled took no samples (embm_drain_throttle()):
 	 * its samples stand for running / (running - throttled) times as
 	 * many, at most EMBM_THROTTLE_MAX times (records that do not fit,
 	 * a tick credited too many).  Then multiplexing, if it ran less

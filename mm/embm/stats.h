@@ -100,7 +100,7 @@ struct embm_node_stats {
  *		takes, of the same moment as @count and @weight.
  * @throttled_ns: time its events spent throttled while running, as
  *		perf's THROTTLE and UNTHROTTLE records tell (each interval
- *		capped at a tick: see ksamplingd_throttle()).  perf leaves a
+ *		capped at a tick: see embm_drain_throttle()).  perf leaves a
  *		throttled event active, so @running includes this time
  *		although the event took no samples: embm_stats_scale()
  *		takes it out.

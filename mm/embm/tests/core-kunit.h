@@ -9,8 +9,6 @@
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
 
-#include "embm-kunit.h"
-
 static void embm_check_node_test(struct kunit *test)
 {
 	int nid;
@@ -112,91 +110,10 @@ static void embm_read_event_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, embm_session_may_read(&gen));
 }
 
-/*
- * The per-node table written for its source: a source that says load or
- * store, latency and data source gets those columns, in the header's
- * order, with the estimates weighted by the period (two memory loads and
- * a cache-served store at period 10, latency 300); one that says none of
- * it (swfault) gets none.  And how the period went, in words.
- */
-static void embm_report_test(struct kunit *test)
-{
-	static const struct embm_source all = {
-		.name = "kunit",
-		.fields = EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
-	};
-	static const struct embm_source none = { .name = "kunit-none" };
-	struct embm_view *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
-	struct embm_sample s = { .cpu = 0, .period = 10, .weight = 300 };
-	char line[EMBM_REPORT_LINE], want[EMBM_REPORT_LINE];
-	struct page *page = alloc_page(GFP_KERNEL);
-	struct seq_buf sb;
-	int nid;
-
-	KUNIT_ASSERT_NOT_NULL(test, v);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	v->stats = embm_stats_alloc(8);
-	KUNIT_ASSERT_NOT_NULL(test, v->stats);
-	embm_stats_classify_nodes(v->stats);
-	nid = page_to_nid(page);
-	v->node = nid;
-	v->status.source = &all;
-	v->status.nr_kinds = 1;
-	s.phys = PFN_PHYS(page_to_pfn(page));
-	mutex_lock(&v->stats->lock);
-	s.data_src = P(OP, LOAD) | L(LOC_RAM) | LEVEL(RAM);
-	embm_stats_add(v->stats, &s, 0, EMBM_OP_LOAD, false);
-	embm_stats_add(v->stats, &s, 0, EMBM_OP_LOAD, false);
-	s.data_src = P(OP, STORE) | L(L1) | LEVEL(L1);
-	embm_stats_add(v->stats, &s, 0, EMBM_OP_STORE, false);
-
-	seq_buf_init(&sb, line, sizeof(line));
-	embm_report_nodes_header(&sb, embm_report_fields(v));
-	KUNIT_EXPECT_STREQ(test,
-			   "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study cache memory cxl_samples windows",
-			   seq_buf_str(&sb));
-	seq_buf_clear(&sb);
-	embm_report_node(&sb, v, nid, embm_report_share_basis(v));
-	snprintf(want, sizeof(want), "%d %s 3 100.00 2 0 20 2 300 1 * 1 2 0 -", nid,
-		 embm_tier_name(v->stats->tier[nid]));
-	KUNIT_EXPECT_STREQ(test, want, seq_buf_str(&sb));
-
-	v->status.source = &none;
-	seq_buf_clear(&sb);
-	embm_report_nodes_header(&sb, embm_report_fields(v));
-	KUNIT_EXPECT_STREQ(test,
-			   "node tier samples share_pct accesses pages study cxl_samples windows",
-			   seq_buf_str(&sb));
-	seq_buf_clear(&sb);
-	embm_report_node(&sb, v, nid, embm_report_share_basis(v));
-	snprintf(want, sizeof(want), "%d %s 3 100.00 20 1 * 0 -", nid,
-		 embm_tier_name(v->stats->tier[nid]));
-	KUNIT_EXPECT_STREQ(test, want, seq_buf_str(&sb));
-	mutex_unlock(&v->stats->lock);
-
-	v->status.period = 4;
-	seq_buf_clear(&sb);
-	embm_report_period(&sb, &v->status);
-	KUNIT_EXPECT_STREQ(test, "period 4", seq_buf_str(&sb));
-	v->status.period_start = 1;
-	v->status.period_max = 16;
-	v->status.period_changes = 2;
-	strscpy(v->status.period_why, "knob: period 4, store_period 4",
-		sizeof(v->status.period_why));
-	seq_buf_clear(&sb);
-	embm_report_period(&sb, &v->status);
-	KUNIT_EXPECT_STREQ(test,
-			   "period 1 -> 4 (max 16, 2 changes, last: knob: period 4, store_period 4)",
-			   seq_buf_str(&sb));
-	embm_stats_put(v->stats);
-	__free_page(page);
-}
-
 static struct kunit_case embm_core_test_cases[] = {
 	KUNIT_CASE(embm_check_node_test),
 	KUNIT_CASE(embm_session_test),
 	KUNIT_CASE(embm_read_event_test),
-	KUNIT_CASE(embm_report_test),
 	{}
 };
 

@@ -2,7 +2,7 @@
 /*
  * Helpers of embm's KUnit tests that read records a real perf writer made
  * (tests/record-kunit.h), and data sources as the drivers build them
- * (tests/record-kunit.h, tests/stats-kunit.h)
+ * (tests/record-kunit.h, tests/stats-kunit.h, tests/report-kunit.h)
  */
 #ifndef __MM_EMBM_TESTS_EMBM_KUNIT_H
 #define __MM_EMBM_TESTS_EMBM_KUNIT_H

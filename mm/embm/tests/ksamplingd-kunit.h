@@ -52,7 +52,7 @@ static struct embm_sampler *embm_kunit_sampler(struct kunit *test)
  * A period change perf refuses for one event leaves every event and the
  * reported period as they were, and is counted.
  */
-static void embm_set_periods_test(struct kunit *test)
+static void ksamplingd_set_periods_test(struct kunit *test)
 {
 	int cpu = cpumask_first(cpu_online_mask);
 	struct embm_sampler *s = embm_kunit_sampler(test);
@@ -75,7 +75,7 @@ static void embm_set_periods_test(struct kunit *test)
 							 GFP_KERNEL)));
 	}
 
-	KUNIT_EXPECT_EQ(test, -EINVAL, embm_set_periods(s, 8, 8, "kunit"));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ksamplingd_set_periods(s, 8, 8, "kunit"));
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period_errors);
 	KUNIT_EXPECT_EQ(test, 0ULL, s->status.period_changes);
@@ -86,7 +86,7 @@ static void embm_set_periods_test(struct kunit *test)
 	perf_event_release_kernel(c->evs[1].event);
 	c->evs[1] = c->evs[2];
 	c->nr_events = 2;
-	KUNIT_EXPECT_EQ(test, 0, embm_set_periods(s, 8, 8, "kunit"));
+	KUNIT_EXPECT_EQ(test, 0, ksamplingd_set_periods(s, 8, 8, "kunit"));
 	KUNIT_EXPECT_EQ(test, 8ULL, s->status.period);
 	KUNIT_EXPECT_EQ(test, 8ULL, s->status.period_max);
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period_changes);
@@ -216,7 +216,7 @@ static void embm_child_period_test(struct kunit *test)
 }
 
 static struct kunit_case embm_ksamplingd_test_cases[] = {
-	KUNIT_CASE(embm_set_periods_test),
+	KUNIT_CASE(ksamplingd_set_periods_test),
 	KUNIT_CASE(embm_budget_test),
 	KUNIT_CASE(embm_child_period_test),
 	{}
