@@ -310,6 +310,17 @@ t_boot() {
 	t_guest_results "$logf" "$name" "$want_kunit" "$want_kmemleak"
 }
 
+# Every guest runs QEMU 10 (bookworm-backports), or the reason it cannot.
+t_qemu_version() {
+	if [ -f "$EMBM_BUILD/qemu.unavailable" ]; then
+		t_report skip "guests run QEMU $DEPS_QEMU_MAJOR: $(cat "$EMBM_BUILD/qemu.unavailable")"
+	elif [ "$(deps_qemu_major)" -ge "$DEPS_QEMU_MAJOR" ]; then
+		t_report ok "guests run $(qemu-system-x86_64 --version | head -n 1)"
+	else
+		t_report fail "guests run QEMU $(deps_qemu_major), and no reason was recorded"
+	fi
+}
+
 cmd_test() {
 	local t0=$SECONDS
 	cmd_deps
@@ -334,6 +345,7 @@ cmd_test() {
 	t_step "the series applies with git am" t_git_am
 	t_step "uapi syscall numbers match syscall_64.tbl" t_syscall_numbers
 	t_step "the hardware lane and the guest scripts parse (bash -n, busybox sh -n)" t_hw_syntax
+	t_qemu_version
 
 	tree_checkout embm
 	t_step "build CONFIG_EMBM=y (+ KUnit)" build_kernel y
