@@ -137,9 +137,10 @@ run_add_cxl_tools() {
 
 # Make the initramfs: busybox, init, guest programs, added files, command.
 run_initramfs() {
-	local out=$1 cmdfile=$2 root=$EMBM_BUILD/initramfs f src dst
+	local out=$1 cmdfile=$2 root f src dst rc
 	shift 2
-	rm -rf "$root"
+	# A directory of its own: guests may be booted side by side.
+	mkdir -p "$EMBM_BUILD" && root=$(mktemp -d "$EMBM_BUILD/initramfs.XXXXXX") || return 1
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,embm/bin} || return 1
 	cp /bin/busybox "$root/bin/busybox" || die "busybox-static missing; run 'scripts/embm deps'"
 	cp "$GUEST_DIR/init" "$root/init"
@@ -160,6 +161,9 @@ run_initramfs() {
 	[ "$RUN_CXL" = 1 ] && run_add_cxl_tools "$root"
 	[ -n "$cmdfile" ] && cp "$cmdfile" "$root/embm/cmd"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+	rc=$?
+	rm -rf "$root"
+	return $rc
 }
 
 # run_guest INTERACTIVE ARGS...: the body of 'run' and 'shell'.
