@@ -34,10 +34,10 @@
 #define MAX_BUFFERS	64
 #define MAX_NODES	1024
 
-enum pattern { SEQ_READ, RAND_READ, CHASE, WRITE };
+enum pattern { SEQ_READ, RAND_READ, CHASE, WRITE, RMW, HOT, NR_PATTERNS };
 static const char *const pattern_names[] = {
 	[SEQ_READ] = "seq-read", [RAND_READ] = "rand-read",
-	[CHASE] = "chase", [WRITE] = "write",
+	[CHASE] = "chase", [WRITE] = "write", [RMW] = "rmw", [HOT] = "hot",
 };
 
 struct buffer {
@@ -58,6 +58,8 @@ static int nr_threads = 1, nr_children;
 static long passes = 1;
 static int nr_sessions;
 static bool huge, zero_read;
+static long hot_pages = 32;		/* --hot-pages: the hot set of pattern hot */
+static int hot_percent = 90;		/* --hot-percent: its share of the loads */
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
 static unsigned long long *touch_ns;	/* first touches' time, all threads; shared */
@@ -149,6 +151,32 @@ static void **make_chain(char *p, size_t len, uint64_t *rng)
 	return (void **)p;	/* every line is on the cycle */
 }
 
+/*
+ * Pattern hot: as many loads as the slice has lines, each of a random line;
+ * hot_percent of them fall in the hot set, the slice's pages whose index is
+ * a multiple of pages / hot_pages (spread so that no two are neighbours),
+ * the others anywhere in the slice.
+ */
+static unsigned long long hot_pass(const char *p, size_t len, uint64_t *rng)
+{
+	size_t lines = len / LINE, pages = len / PAGE, i, line;
+	size_t nhot = (size_t)hot_pages < pages ? (size_t)hot_pages : pages;
+	size_t stride = pages / nhot;
+	unsigned long long sink = 0;
+	uint64_t r;
+
+	for (i = 0; i < lines; i++) {
+		r = xorshift(rng);
+		if (r % 100 < (uint64_t)hot_percent)
+			line = ((r >> 8) % nhot) * stride * (PAGE / LINE) +
+			       (r >> 32) % (PAGE / LINE);
+		else
+			line = (r >> 8) % lines;
+		sink += __atomic_load_n(&p[line * LINE], __ATOMIC_RELAXED);
+	}
+	return sink;
+}
+
 static void *worker(void *arg)
 {
 	struct slice *s = arg;
@@ -209,6 +237,21 @@ static void *worker(void *arg)
 					q = __atomic_load_n(q, __ATOMIC_RELAXED);
 				chain[b] = q;
 				add(buffers[b].node, 0, lines, 0);
+				break;
+			case RMW:
+				/* A load and a store of each line (not one locked op). */
+				for (i = 0; i < lines; i++) {
+					char v = __atomic_load_n(&p[i * LINE], __ATOMIC_RELAXED);
+
+					__atomic_store_n(&p[i * LINE], v + 1, __ATOMIC_RELAXED);
+				}
+				add(buffers[b].node, 0, lines, lines);
+				break;
+			case HOT:
+				sink += hot_pass(p, s->len[b], &rng);
+				add(buffers[b].node, 0, lines, 0);
+				break;
+			case NR_PATTERNS:
 				break;
 			}
 		}
@@ -312,7 +355,12 @@ static void print_usage(FILE *f)
 		"or times sessions of embm on itself.\n"
 		"\n"
 		"  -b, --buffer SIZE@NODE  a buffer of SIZE bytes (K, M, G) bound to NODE\n"
-		"  -p, --pattern P         write (default), seq-read, rand-read or chase\n"
+		"  -p, --pattern P         write (default), seq-read, rand-read, chase, rmw\n"
+		"                          (a load then a store of each line) or hot (random\n"
+		"                          loads, --hot-percent of them in a hot set)\n"
+		"      --hot-pages N       pattern hot: N pages of each slice (default 32),\n"
+		"                          spread evenly over it\n"
+		"      --hot-percent P     pattern hot: P%% of the loads in them (default 90)\n"
 		"  -t, --threads N         threads per process, each on a slice (default 1)\n"
 		"  -c, --children N        child processes, each with buffers of its own\n"
 		"  -r, --passes N          passes of the pattern (default 1)\n"
@@ -325,8 +373,8 @@ static void print_usage(FILE *f)
 		"  -h, --help              this text\n"
 		"\n"
 		"Every page is first written once (pages: 4 KiB pages first touched, in huge\n"
-		"pages too), then the pattern makes one access per 64-byte line a pass\n"
-		"(accesses = loads + stores).  embm-run names its estimates alike: pages\n"
+		"pages too), then the pattern makes one access per 64-byte line a pass, two\n"
+		"for rmw (accesses = loads + stores).  embm-run names its estimates alike: pages\n"
 		"for the swfault source (first touches), accesses for pebs and ibs.\n");
 }
 
@@ -343,6 +391,8 @@ static const struct option opts[] = {
 	{ "json",	 no_argument,		NULL, 'j' },
 	{ "output",	 required_argument,	NULL, 'o' },
 	{ "help",	 no_argument,		NULL, 'h' },
+	{ "hot-pages",	 required_argument,	NULL, 'P' },
+	{ "hot-percent", required_argument,	NULL, 'Q' },
 	{ }
 };
 
@@ -365,11 +415,21 @@ static void parse_args(int argc, char **argv, bool *json, const char **output)
 			nr_buffers++;
 			break;
 		case 'p':
-			for (i = 0; i < 4 && strcmp(optarg, pattern_names[i]); i++)
+			for (i = 0; i < NR_PATTERNS && strcmp(optarg, pattern_names[i]); i++)
 				;
-			if (i == 4)
-				fatal("--pattern: one of write, seq-read, rand-read, chase");
+			if (i == NR_PATTERNS)
+				fatal("--pattern: one of write, seq-read, rand-read, chase, rmw, hot");
 			pattern = i;
+			break;
+		case 'P':
+			hot_pages = atol(optarg);
+			if (hot_pages < 1 || hot_pages > 1 << 20)
+				fatal("--hot-pages: 1..%d", 1 << 20);
+			break;
+		case 'Q':
+			hot_percent = atoi(optarg);
+			if (hot_percent < 0 || hot_percent > 100)
+				fatal("--hot-percent: 0..100");
 			break;
 		case 't':
 			nr_threads = atoi(optarg);
