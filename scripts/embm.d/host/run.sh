@@ -36,6 +36,18 @@ usage: scripts/embm run [OPTIONS] [-- CMD [ARGS]]
                      'scripts/embm test'); needs a usable /dev/kvm
   --log FILE         keep the whole console output in FILE
   --verbose          show the boot log and all kernel messages
+  --no-emu           boot without the embm-emu plugin and its device
+  --emu-args A=B,... more arguments of the embm-emu plugin (see
+                     scripts/embm.d/plugin/embm-emu.c: ring=, pages=,
+                     oracle=on, lat_cxl=NS[:SD], mhz=, seed=, cache=on, ...)
+  --oracle FILE      write the plugin's exact counts to FILE at the end
+                     (out=FILE; with oracle=on they count from boot)
+
+Every guest boots under TCG with the embm-emu plugin (QEMU 10; emulated
+precise sampling and exact counts, include/uapi/linux/embm_emu.h) and its
+shared memory, an ivshmem-plain device (1af4:1110) whose BAR 2 is a file
+/dev/shm/embm-emu.PID.XXXX, removed after; without QEMU 10, or with
+--kvm, it boots without them and says why.
 
 CMD runs under /bin/sh in the guest, in /, with /embm/bin on PATH; the
 default prints the topology.  The exit status is CMD's; 124 when the guest
@@ -170,7 +182,7 @@ run_initramfs() {
 run_guest() {
 	local interactive=$1 kernel=y numa=$RUN_NUMA_DEFAULT append="" timeout=900
 	local logf="" verbose=0 adds=() cmdfile="" rc initrd tmp accel=(-accel tcg -cpu max)
-	local machine=() mem
+	local machine=() mem emu=1 emu_args="" oracle="" shm="" why
 	RUN_CXL=0
 	shift
 	while [ $# -gt 0 ]; do
@@ -184,6 +196,9 @@ run_guest() {
 		--log) logf=$2; shift 2 ;;
 		--verbose) verbose=1; shift ;;
 		--kvm) accel=(-enable-kvm -cpu host); shift ;;
+		--no-emu) emu=0; shift ;;
+		--emu-args) emu_args=${emu_args:+$emu_args,}$2; shift 2 ;;
+		--oracle) oracle=$2; shift 2 ;;
 		-h|--help) run_usage; return 0 ;;
 		--) shift; break ;;
 		*) run_usage >&2; die "run: unknown option '$1'" ;;
@@ -219,6 +234,27 @@ run_guest() {
 	# User arguments last, so that e.g. loglevel=7 overrides quiet.
 	if [ "$verbose" = 1 ]; then append=" embm.verbose$append"; else append=" quiet$append"; fi
 	[ -n "$logf" ] || logf=$tmp/console.log
+	if [ "$emu" = 1 ]; then
+		why=$(plugin_unavailable)
+		[ "${accel[0]}" = -enable-kvm ] && why="TCG plugins do not run under --kvm"
+		if [ -n "$why" ]; then
+			[ -n "${RUN_EMU_SAID:-}" ] || log "booting without the embm-emu plugin: $why"
+			RUN_EMU_SAID=1 emu=0
+		fi
+	fi
+	if [ "$emu" = 1 ]; then
+		if [ -n "$oracle" ]; then
+			case $oracle in /*) ;; *) oracle=$PWD/$oracle ;; esac
+			case $oracle in *,*) die "--oracle: no commas in the path, please" ;; esac
+			emu_args="out=$oracle${emu_args:+,$emu_args}"
+		fi
+		plugin_build || die "cannot build the embm-emu plugin"
+		shm=$(mktemp /dev/shm/embm-emu.$$.XXXX) || die "cannot make a file in /dev/shm"
+		plugin_qemu_args "$shm" "$RUN_CPUS" "$emu_args"
+		RUN_QARGS+=("${PLUGIN_QARGS[@]}")
+	elif [ -n "$oracle$emu_args" ]; then
+		log "--oracle and --emu-args: ignored, the embm-emu plugin is off"
+	fi
 
 	local qemu=(qemu-system-x86_64 "${accel[@]}" "${machine[@]}" -smp "$RUN_SMP" -m "$mem"
 		"${RUN_QARGS[@]}" -kernel "$kernel" -initrd "$initrd" -no-reboot
@@ -242,6 +278,7 @@ run_guest() {
 		fi
 	fi
 	rm -rf "$tmp"
+	[ -z "$shm" ] || rm -f "$shm"
 	return "$rc"
 }
 
