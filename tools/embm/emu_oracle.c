@@ -517,7 +517,7 @@ int emu_space_index(const struct emu_snapshot *s, uint64_t key)
 	return -1;
 }
 
-static void acc_add(emu_acc_t sum, const uint64_t (*acc)[2][2])
+static void acc_add(emu_acc_t sum, const __u64 (*acc)[2][2])
 {
 	int r, k, o;
 

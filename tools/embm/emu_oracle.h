@@ -23,13 +23,13 @@ struct emu_dev {
 	size_t size;
 	struct embm_emu_header *hdr;
 	unsigned int nr_cpus;
-	char pci[64];		/* the device's PCI address */
+	char pci[256];		/* the device's PCI address */
 	int driver_bound;	/* a kernel driver has it */
 };
 
 /* Exact counts summed over vCPUs: [range or EMBM_EMU_NO_RANGE][user 0,
  * kernel 1][load 0, store 1]. */
-typedef uint64_t emu_acc_t[EMBM_EMU_MAX_RANGES + 1][2][2];
+typedef __u64 emu_acc_t[EMBM_EMU_MAX_RANGES + 1][2][2];
 
 struct emu_snapshot {
 	uint32_t mode;
