@@ -1133,10 +1133,9 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 
 	memset(shm, 0, shm_size);
 	for (s = 0; s < EMBM_EMU_SRC_NR; s++) {
-		uint64_t sd = lat_model[s].sd_ns < 0 ? lat_model[s].ns / 10 : (uint64_t)lat_model[s].sd_ns;
-
 		lat_cycles[s].mean = (uint64_t)lat_model[s].ns * mhz / 1000;
-		lat_cycles[s].sd = sd * mhz / 1000;
+		lat_cycles[s].sd = lat_model[s].sd_ns < 0 ? (lat_cycles[s].mean + 5) / 10 :
+				   (uint64_t)lat_model[s].sd_ns * mhz / 1000;
 	}
 	for (i = 0; i < nr_cpus; i++) {
 		struct vcpu *v = &vcpus[i];
