@@ -93,3 +93,35 @@ plugin_build_test() {
 		{ log "cannot build emu-test"; return 1; }
 	mv "$out.tmp" "$out"
 }
+
+plugin_check_usage() {
+	cat <<'TXT'
+usage: scripts/embm emu-check [--kernel y|n|debug|FILE] [--quick]
+
+Boots the guest with the embm-emu plugin and runs emu-test in it, with no
+kernel driver: garbage in every field of the shared memory first (QEMU
+must live on), then the doorbell on each CPU, the topology taken, the
+oracle's exact counts of 10,000,000 loads and 1,000,000 stores to a buffer
+on the last node (per page, address space and range), and a slot's records
+(phys, node, source, op, ip; count / period of them; random periods).
+--quick: 100 fuzz rounds and 1,000,000 loads.  Exits 1 on a failure.
+TXT
+}
+
+cmd_emu_check() {
+	local kernel=y rounds=300 loads=10000000 why
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) kernel=$2; shift 2 ;;
+		--quick) rounds=100 loads=1000000; shift ;;
+		-h|--help) plugin_check_usage; return 0 ;;
+		*) plugin_check_usage >&2; die "emu-check: unknown option '$1'" ;;
+		esac
+	done
+	why=$(plugin_unavailable)
+	[ -z "$why" ] || die "emu-check: $why"
+	plugin_build && plugin_build_test || die "emu-check: cannot build"
+	run_guest 0 --kernel "$kernel" --timeout 600 \
+		--add "$EMBM_BUILD/plugin/emu-test:/embm/bin/emu-test" -- \
+		sh -c "emu-test fuzz -l $rounds && emu-test check -l $loads"
+}

@@ -129,6 +129,8 @@ static qemu_plugin_id_t plugin_id;
 static unsigned int nr_cpus;
 static struct vcpu vcpus[EMBM_EMU_MAX_CPUS];
 static struct embm_emu_header *hdr;
+static struct embm_emu_header lay;	/* the offsets, as laid out: the guest
+					 * can overwrite hdr's */
 static uint8_t *shm;
 static uint64_t shm_size;
 static unsigned int ring_records = 4096, max_pages = 16384, mhz = 2000;
@@ -446,6 +448,7 @@ static inline void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 	uint32_t active = 0, need;
 	int ri = -1, lvl = 3;
 	unsigned int s;
+	int64_t left;
 
 	if (vi >= nr_cpus)
 		return;
@@ -483,7 +486,10 @@ static inline void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 		if ((ctl & need) != need)
 			continue;
 		sl->count++;
-		if (--sl->left > 0)
+		/* the guest's value: no signed overflow */
+		left = (int64_t)((uint64_t)sl->left - 1);
+		sl->left = left;
+		if (left > 0)
 			continue;
 		if (!have_phys && !do_oracle && !cache_on) {
 			struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
@@ -566,7 +572,7 @@ static uint32_t cfg_take(struct cfg *c)
 	n = hdr->nr_pages;
 	if (n > max_pages)
 		return EMBM_EMU_ERR_PAGES;
-	memcpy(c->pages, shm + hdr->page_off, (size_t)n * sizeof(uint64_t));
+	memcpy(c->pages, shm + lay.page_off, (size_t)n * sizeof(uint64_t));
 	for (i = 1; i < n; i++)
 		if (c->pages[i] <= c->pages[i - 1])
 			return EMBM_EMU_ERR_PAGES;
@@ -583,17 +589,17 @@ static void cfg_apply(struct cfg *c, uint32_t new_mode)
 
 	if ((new_mode & EMBM_EMU_MODE_ORACLE) && !(mode & EMBM_EMU_MODE_ORACLE)) {
 		/* the oracle starts counting: from zero, with no spaces */
-		memset(shm + hdr->oracle_off, 0,
+		memset(shm + lay.oracle_off, 0,
 		       (size_t)nr_cpus * sizeof(struct embm_emu_oracle));
-		memset(shm + hdr->space_off, 0,
+		memset(shm + lay.space_off, 0,
 		       (size_t)nr_cpus * sizeof(struct embm_emu_space));
-		memset(shm + hdr->page_count_off, 0,
+		memset(shm + lay.page_count_off, 0,
 		       (size_t)nr_cpus * max_pages * 2 * sizeof(uint64_t));
 		memset(hdr->space_key, 0, sizeof(hdr->space_key));
 	}
 	if (c->nr_pages != cur.nr_pages ||
 	    memcmp(c->pages, cur.pages, c->nr_pages * sizeof(uint64_t)))
-		memset(shm + hdr->page_count_off, 0,
+		memset(shm + lay.page_count_off, 0,
 		       (size_t)nr_cpus * max_pages * 2 * sizeof(uint64_t));
 	cur = *c;
 	cur.pages = pages;
@@ -606,8 +612,31 @@ static void cfg_apply(struct cfg *c, uint32_t new_mode)
 	hdr->mode = mode;
 }
 
+/* The plugin's header fields, again: a guest may have written over them. */
+static void publish_plugin_fields(void)
+{
+	hdr->version = EMBM_EMU_VERSION;
+	hdr->nr_cpus = nr_cpus;
+	hdr->size = shm_size;
+	hdr->ring_records = ring_records;
+	hdr->max_pages = max_pages;
+	hdr->cpu_off = lay.cpu_off;
+	hdr->ring_off = lay.ring_off;
+	hdr->oracle_off = lay.oracle_off;
+	hdr->space_off = lay.space_off;
+	hdr->page_off = lay.page_off;
+	hdr->page_count_off = lay.page_count_off;
+	hdr->features = EMBM_EMU_FEAT_LATENCY | EMBM_EMU_FEAT_ORACLE | EMBM_EMU_FEAT_RANDOM |
+			(cache_on ? EMBM_EMU_FEAT_CACHE : 0);
+	hdr->mode = mode;
+	hdr->cpu_mhz = mhz;
+	hdr->resets = resets;
+	memcpy(hdr->lat, lat_cycles, sizeof(hdr->lat));
+}
+
 static void publish_gen(uint64_t gen, uint32_t err)
 {
+	publish_plugin_fields();
 	hdr->error = err;
 	gen_seen = gen;
 	__atomic_store_n(&hdr->gen_seen, gen, __ATOMIC_RELEASE);
@@ -622,7 +651,6 @@ static void on_reset(qemu_plugin_id_t id)
 	pthread_mutex_lock(&cfg_lock);
 	cfg_apply(&next, next.want | (host_oracle ? EMBM_EMU_MODE_ORACLE : 0));
 	resets++;
-	hdr->resets = resets;
 	register_cbs();
 	reset_pending = false;
 	publish_gen(pending_gen, EMBM_EMU_ERR_NONE);
@@ -1078,7 +1106,6 @@ __attribute__((visibility("default")))
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			int argc, char **argv)
 {
-	struct embm_emu_header lay = { 0 };
 	const char *shm_path = NULL;
 	struct stat st;
 	uint64_t need;
@@ -1158,22 +1185,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	}
 	mode = host_oracle ? EMBM_EMU_MODE_ORACLE : 0;
 
-	hdr->version = EMBM_EMU_VERSION;
-	hdr->nr_cpus = nr_cpus;
-	hdr->size = shm_size;
-	hdr->ring_records = ring_records;
-	hdr->max_pages = max_pages;
-	hdr->cpu_off = lay.cpu_off;
-	hdr->ring_off = lay.ring_off;
-	hdr->oracle_off = lay.oracle_off;
-	hdr->space_off = lay.space_off;
-	hdr->page_off = lay.page_off;
-	hdr->page_count_off = lay.page_count_off;
-	hdr->features = EMBM_EMU_FEAT_LATENCY | EMBM_EMU_FEAT_ORACLE | EMBM_EMU_FEAT_RANDOM |
-			(cache_on ? EMBM_EMU_FEAT_CACHE : 0);
-	hdr->mode = mode;
-	hdr->cpu_mhz = mhz;
-	memcpy(hdr->lat, lat_cycles, sizeof(hdr->lat));
+	publish_plugin_fields();
 	__atomic_store_n(&hdr->magic, EMBM_EMU_MAGIC, __ATOMIC_RELEASE);
 
 	register_cbs();

@@ -10,6 +10,9 @@
  *	armed on this CPU with PERIOD: records with the right phys, node,
  *	op and source, about count / PERIOD of them.  Prints "ok ..." or
  *	"not ok ..." lines, exits 1 on any failure.
+ *   emu-test fuzz [-l ROUNDS]
+ *	garbage in every field of the shared memory, doorbells and accesses
+ *	between: QEMU must live on and the plugin answer after.
  *   emu-test bench [-m none|idle|sample|oracle] [-l LOADS] [-p PERIOD] [-n NODE]
  *	times LOADS loads (ns a load): none needs no device.
  *
@@ -224,7 +227,7 @@ static int cmd_check(int node, uint64_t nloads, uint64_t nstores, uint64_t perio
 	size_t npages = BUF_SIZE / 4096, i;
 	int ret, sp, r, cpu;
 	uint64_t head0, count0, head1, count1, nrec, inbuf = 0, badrec = 0;
-	uint64_t lo_gap = UINT64_MAX, hi_gap = 0, prev = 0;
+	uint64_t lo_gap = UINT64_MAX, hi_gap = 0, prev = 0, lost0;
 	struct embm_emu_cpu *c;
 	struct embm_emu_slot *sl;
 
@@ -302,6 +305,7 @@ static int cmd_check(int node, uint64_t nloads, uint64_t nstores, uint64_t perio
 	check(ret == 0 && (dev.hdr->mode & EMBM_EMU_MODE_SAMPLE), "sampling on (mode %u)",
 	      dev.hdr->mode);
 	c = emu_cpu(&dev, cpu);
+	lost0 = c->lost;
 	sl = &c->slot[0];
 	c->tail = c->head;
 	sl->period = period;
@@ -403,7 +407,7 @@ static int cmd_check(int node, uint64_t nloads, uint64_t nstores, uint64_t perio
 	      "random period: %llu store records of slot 1, gaps %llu-%llu for period %llu",
 	      (unsigned long long)nrec, (unsigned long long)lo_gap,
 	      (unsigned long long)hi_gap, (unsigned long long)period);
-	check(c->lost == 0, "no record lost (%llu)", (unsigned long long)c->lost);
+	check(c->lost == lost0, "no record lost (%llu)", (unsigned long long)(c->lost - lost0));
 	c->tail = c->head;
 
 	ret = emu_set_want(&dev, 0, EMU_TIMEOUT_MS);
@@ -413,9 +417,108 @@ static int cmd_check(int node, uint64_t nloads, uint64_t nstores, uint64_t perio
 	return failures ? 1 : 0;
 }
 
+static uint64_t fuzz_rng = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	fuzz_rng ^= fuzz_rng << 13;
+	fuzz_rng ^= fuzz_rng >> 7;
+	fuzz_rng ^= fuzz_rng << 17;
+	return fuzz_rng;
+}
+
+/* A value that is often at an edge. */
+static uint64_t edgy(void)
+{
+	static const uint64_t edge[] = { 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 4095, 4096,
+		16384, 16385, 0x7fffffffffffffffULL, 0x8000000000000000ULL, ~0ULL, ~0ULL - 1 };
+
+	return rnd() % 3 ? edge[rnd() % (sizeof(edge) / sizeof(edge[0]))] : rnd();
+}
+
+/* Garbage in every field the guest can write, and in the plugin's own,
+ * doorbells and accesses between; then the plugin must still answer. */
+static int cmd_fuzz(uint64_t rounds)
+{
+	struct embm_emu_header *h = dev.hdr;
+	uint64_t *buf = node_buffer(0, 1 << 20), r, refused = 0, taken = 0, timeouts = 0;
+	uint64_t *pages = (uint64_t *)((char *)dev.map + h->page_off);
+	unsigned int i, cpu, max_pages = h->max_pages;
+	int ret;
+
+	for (r = 0; r < rounds; r++) {
+		cpu = rnd() % dev.nr_cpus;
+		pin(cpu);
+		bool valid = rnd() % 2;	/* half of them to be taken */
+
+		h->want = valid || rnd() % 4 ? rnd() % 4 : edgy();
+		h->nr_ranges = valid ? rnd() % 33 : rnd() % 2 ? rnd() % 34 : edgy();
+		for (i = 0; i < EMBM_EMU_MAX_RANGES; i++) {
+			uint64_t a = rnd() % 4 ? (rnd() % 64) << 26 : edgy();
+
+			if (valid)
+				a = (uint64_t)i << 27;
+			h->range[i].start = a;
+			h->range[i].end = valid ? a + (1 + rnd() % 2) * (1ULL << 26) :
+					  rnd() % 4 ? a + ((rnd() % 8) << 26) : edgy();
+			h->range[i].node = valid || rnd() % 4 ? rnd() % 4 : edgy();
+			h->range[i].kind = valid || rnd() % 4 ? rnd() % 3 : edgy();
+		}
+		for (i = 0; i < EMBM_EMU_MAX_CPUS; i++)
+			h->cpu_node[i] = valid || rnd() % 4 ? rnd() % 4 : edgy();
+		h->nr_pages = valid ? rnd() % 65 : rnd() % 2 ? rnd() % (max_pages + 2) : edgy();
+		for (i = 0; i < 64 && i < max_pages; i++)
+			pages[i] = valid ? 0x80000 + i * 2 + rnd() % 2 : rnd() % 2 ? i + (rnd() % 2) : edgy();
+		if (rnd() % 8 == 0) {	/* the plugin's fields too */
+			h->page_off = edgy();
+			h->oracle_off = edgy();
+			h->space_off = edgy();
+			h->page_count_off = edgy();
+			h->space_key[rnd() % EMBM_EMU_MAX_SPACES] = edgy();
+			h->gen_seen = edgy();
+		}
+		for (i = 0; i < dev.nr_cpus; i++) {
+			struct embm_emu_cpu *c = emu_cpu(&dev, i);
+			unsigned int s;
+
+			c->active = rnd() % 2 ? rnd() % 16 : edgy();
+			c->tail = rnd() % 2 ? c->head : edgy();
+			if (rnd() % 8 == 0)
+				c->head = edgy();
+			for (s = 0; s < EMBM_EMU_SLOTS; s++) {
+				c->slot[s].ctl = rnd() % 2 ? rnd() % 64 : edgy();
+				c->slot[s].period = rnd() % 2 ? rnd() % 100 : edgy();
+				c->slot[s].left = rnd() % 2 ? (int64_t)(rnd() % 100) - 50 : (int64_t)edgy();
+			}
+		}
+		ret = emu_commit(&dev, 2000);
+		if (ret < 0)
+			timeouts++;
+		else if (ret)
+			refused++;
+		else
+			taken++;
+		do_loads(buf, (1 << 20) / 8, 20000);
+		do_stores(buf, (1 << 20) / 8, 20000);
+	}
+	/* sane again: everything off, the plugin answers */
+	for (i = 0; i < dev.nr_cpus; i++)
+		memset(emu_cpu(&dev, i)->slot, 0, sizeof(emu_cpu(&dev, i)->slot)),
+		emu_cpu(&dev, i)->active = 0;
+	h->nr_pages = 0;
+	emu_publish_topology(&dev);
+	ret = emu_set_want(&dev, 0, EMU_TIMEOUT_MS);
+	check(ret == 0 && h->mode == 0,
+	      "fuzz: %llu rounds (%llu taken, %llu refused, %llu timeouts), then off (%d)",
+	      (unsigned long long)rounds, (unsigned long long)taken,
+	      (unsigned long long)refused, (unsigned long long)timeouts, ret);
+	check(taken > 0 && refused > 0, "fuzz: changes both taken and refused");
+	return failures ? 1 : 0;
+}
+
 static int cmd_bench(const char *mode, int node, uint64_t nloads, uint64_t period)
 {
-	uint64_t *buf, words = BUF_SIZE / 8;
+	uint64_t *buf, words = BUF_SIZE / 8, done, chunk = 1000000, head0;
 	struct embm_emu_cpu *c = NULL;
 	double t0, t1;
 	uint32_t want = 0;
@@ -448,12 +551,19 @@ static int cmd_bench(const char *mode, int node, uint64_t nloads, uint64_t perio
 		}
 	}
 	do_loads(buf, words, nloads / 10);	/* warm: translated, in the TLB */
+	if (c)
+		c->tail = c->head;
+	head0 = c ? c->head : 0;
 	t0 = now_s();
-	do_loads(buf, words, nloads);
+	for (done = 0; done < nloads; done += chunk) {
+		do_loads(buf, words, nloads - done < chunk ? nloads - done : chunk);
+		if (c)
+			c->tail = c->head;	/* taken: the ring never fills */
+	}
 	t1 = now_s();
 	if (c) {
 		c->active = 0;
-		printf("# %llu records, %llu lost\n", (unsigned long long)(c->head - c->tail),
+		printf("# %llu records, %llu lost\n", (unsigned long long)(c->head - head0),
 		       (unsigned long long)c->lost);
 	}
 	printf("bench %s period %llu loads %llu seconds %.3f ns/load %.2f\n", mode,
@@ -480,7 +590,7 @@ int main(int argc, char **argv)
 		case 'p': period = strtoull(optarg, NULL, 0); break;
 		case 'm': mode = optarg; break;
 		default:
-			fprintf(stderr, "usage: emu-test check|bench [-n NODE] [-l LOADS] "
+			fprintf(stderr, "usage: emu-test check|fuzz|bench [-n NODE] [-l LOADS] "
 				"[-s STORES] [-p PERIOD] [-m none|idle|sample|oracle]\n");
 			return 2;
 		}
@@ -500,11 +610,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(mode, node, nloads, period);
-	if (strcmp(cmd, "check")) {
-		fprintf(stderr, "emu-test: check or bench\n");
+	if (strcmp(cmd, "check") && strcmp(cmd, "fuzz")) {
+		fprintf(stderr, "emu-test: check, fuzz or bench\n");
 		return 2;
 	}
 	if (emu_open(&dev))
 		die("device");
+	if (!strcmp(cmd, "fuzz"))
+		return cmd_fuzz(nloads);
 	return cmd_check(node, nloads, nstores, period);
 }
