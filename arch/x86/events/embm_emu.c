@@ -1,0 +1,1626 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm_emu: a precise memory-access sampling PMU that QEMU's TCG plugin
+ * emulates
+ *
+ * A guest that QEMU runs under TCG has no PMU.  embm's TCG plugin
+ * (scripts/embm.d/plugin/) sees every load and store the guest executes,
+ * with its physical address, and shares a memory file with the guest: BAR 2
+ * of an ivshmem-plain PCI device, laid out as include/uapi/linux/embm_emu.h
+ * says.  This driver takes that device when BAR 2 starts with the layout's
+ * magic and version, and registers a perf PMU, "embm_emu", on it:
+ *
+ *  - each event takes one of EMBM_EMU_SLOTS slots of its CPU's struct
+ *    embm_emu_cpu while it runs (pmu->add; none free: -EAGAIN, and perf
+ *    multiplexes).  The slot says what to count (loads, stores, user and
+ *    kernel mode) and the period; the plugin counts the slot down on the
+ *    vCPU that is this CPU, and writes a record to the CPU's ring when it
+ *    reaches 0.  The slot's count gives the event's count (pmu->read).
+ *  - the records are read on their own CPU, which runs on the vCPU thread
+ *    that wrote them: from a per-CPU hrtimer every EMBM_EMU_DRAIN_NS while
+ *    a sampling slot is on, from pmu->stop (and so pmu->del) and from
+ *    pmu->sched_task when a task is switched out, so that a record goes to
+ *    the task that ran when the access happened.  Each becomes a sample of
+ *    its slot's event (perf_event_overflow()) with the virtual and
+ *    physical address, the modelled data source and latency, and the
+ *    instruction pointer and privilege level of the access.
+ *  - the guest tells the plugin what it needs (the header's "guest"
+ *    fields: sampling wanted, the physical ranges of each node and their
+ *    tier, the node of each CPU) and rings the doorbell, a CPUID
+ *    instruction; it republishes the ranges when memory goes online or
+ *    offline, so that a CXL region kmem onlines later is a range too.
+ *
+ * Everything in the shared memory is taken as untrusted device memory:
+ * the layout is checked once at probe and kept in the driver, every field
+ * is read once (READ_ONCE()) before it is checked, a ring whose head is
+ * more than a ring ahead of its tail is resynchronised and counted as
+ * lost, and a record is used only if its slot holds a running event of
+ * this CPU, its data source and node are in bounds, and it matches what
+ * the slot counts.  A corrupted ring costs samples, never more.
+ *
+ * Contexts: pmu->add, del, start, stop, read and sched_task run with
+ * interrupts off on the event's CPU; the drain timer runs in hardirq
+ * context on its CPU; nothing of this runs in NMI context.  Probe, the
+ * CPU and memory hotplug callbacks, and the creation of the first event
+ * (which turns sampling on in the plugin) run in process context and may
+ * sleep.
+ */
+
+#define pr_fmt(fmt) "embm_emu: " fmt
+
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/memory.h>
+#include <linux/memory_hotplug.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/overflow.h>
+#include <linux/pci.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/embm_emu.h>
+#include <asm/cpuid.h>
+#include <asm/perf_event.h>
+#include <asm/segment.h>
+
+#include "embm_emu.h"
+
+/* A counting event's period: the plugin never reaches it. */
+#define EMBM_EMU_COUNT_PERIOD	BIT_ULL(62)
+
+/*
+ * The drain timer's interval while a sampling slot is on.  A record
+ * reaches perf at most this late (its time is the drain's); the ring
+ * must hold what a CPU samples meanwhile, else the plugin counts the rest
+ * as lost.
+ */
+#define EMBM_EMU_DRAIN_NS	(1 * NSEC_PER_MSEC)
+
+/*
+ * Records one drain takes at most, whatever calls it: a sample costs a few
+ * microseconds under TCG, so a drain is bounded to about a millisecond and
+ * a guest sampling at period 1 stays responsive (perf throttles each event
+ * past perf_event_max_sample_rate too).  What a drain leaves is the next
+ * one's; what a full ring cannot take the plugin counts as lost.
+ */
+#define EMBM_EMU_DRAIN_MAX	256
+
+/* Bounds the driver puts on the plugin's layout beyond the header's own. */
+#define EMBM_EMU_MAX_RING	BIT(20)		/* records in a ring */
+#define EMBM_EMU_MAX_WATCHED	BIT(20)		/* watched pages */
+#define EMBM_EMU_MAX_LOST	BIT_ULL(32)	/* a larger jump of lost is corruption */
+
+#define EMBM_EMU_PUBLISH_MS	1000	/* the plugin takes a change in this */
+#define EMBM_EMU_IDLE_MS	1000	/* sampling off this long after the last event */
+#define EMBM_EMU_MAX_CXL	16	/* CXL windows told apart */
+
+/* Sample types a record cannot fill. */
+#define EMBM_EMU_SAMPLE_UNSUPPORTED	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | \
+					 PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | \
+					 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | \
+					 PERF_SAMPLE_AUX)
+
+/**
+ * struct embm_emu_layout - the plugin's layout, checked once at probe
+ * @size:	  bytes of the shared memory (at most BAR 2's length)
+ * @nr_cpus:	  vCPUs; CPUs from this on have no slots
+ * @ring_records: records in a ring, a power of two
+ * @max_pages:	  room in the watched page list
+ * @features:	  EMBM_EMU_FEAT_*
+ * @cpu_off:	  offset of the struct embm_emu_cpu array
+ * @ring_off:	  offset of the rings
+ * @oracle_off:	  offset of the struct embm_emu_oracle array
+ * @space_off:	  offset of the struct embm_emu_space array
+ * @page_off:	  offset of the watched page list
+ * @page_count_off: offset of the watched pages' counts
+ */
+struct embm_emu_layout {
+	u64 size;
+	u32 nr_cpus;
+	u32 ring_records;
+	u32 max_pages;
+	u32 features;
+	u64 cpu_off;
+	u64 ring_off;
+	u64 oracle_off;
+	u64 space_off;
+	u64 page_off;
+	u64 page_count_off;
+};
+
+/*
+ * A record as read from a ring, each field once, before it is checked.
+ * The guest never reads the shared record again.
+ */
+struct embm_emu_rec {
+	u64 phys;
+	u64 vaddr;
+	u64 ip;
+	u64 count;
+	u32 latency;
+	u16 info;
+	u8 src;
+	s32 node;
+};
+
+/* What the drains of a CPU did, for the device's sysfs files. */
+struct embm_emu_stats {
+	u64 samples;	/* records that became samples */
+	u64 lost;	/* records the plugin dropped, or skipped by a resync */
+	u64 bad;	/* records that failed a check */
+	u64 stale;	/* records of an event stopped or gone */
+	u64 resyncs;	/* rings found more than full */
+};
+
+/**
+ * struct embm_emu_pcpu - one CPU's slots, ring and drain
+ * @shm:	its struct embm_emu_cpu in the shared memory; NULL if the
+ *		layout has none for it
+ * @ring:	its ring
+ * @ring_mask:	records in the ring, minus 1
+ * @cpu:	the CPU
+ * @event:	the event in each slot, NULL if free
+ * @base:	each slot's count when its event last started: a record of
+ *		the slot with a count not above it is of an earlier event
+ * @period:	each slot's period as last written
+ * @active:	slots on (mirrored in @shm->active)
+ * @sampling:	slots whose event samples (not only counts)
+ * @tail:	records taken from the ring (mirrored in @shm->tail)
+ * @lost:	@shm->lost when last read
+ * @draining:	a drain runs: pmu->stop and pmu->start called from within
+ *		perf_event_overflow() (throttling, frequency) must not drain
+ * @timer:	the drain timer, pinned to @cpu
+ * @stats:	what the drains did
+ *
+ * Only @cpu touches it once the PMU is registered, always with interrupts
+ * off (the PMU's callbacks) or in hardirq context (@timer): it needs no
+ * lock.  @stats is read from any CPU, for sysfs, without one.
+ */
+struct embm_emu_pcpu {
+	struct embm_emu_cpu *shm;
+	struct embm_emu_record *ring;
+	u64 ring_mask;
+	int cpu;
+	struct perf_event *event[EMBM_EMU_SLOTS];
+	u64 base[EMBM_EMU_SLOTS];
+	u64 period[EMBM_EMU_SLOTS];
+	u32 active;
+	u32 sampling;
+	u64 tail;
+	u64 lost;
+	bool draining;
+	struct hrtimer timer;
+	struct embm_emu_stats stats;
+};
+
+/**
+ * struct embm_emu_topo - what the guest tells the plugin of its memory
+ * @range:	the physical ranges of System RAM online, by node and kind
+ * @nr_ranges:	entries of @range
+ * @cpu_node:	the node of each CPU the layout has
+ * @cxl:	CXL fixed memory windows, [start, end)
+ * @nr_cxl:	entries of @cxl
+ * @merged:	ranges that had to be merged across a gap (more than
+ *		EMBM_EMU_MAX_RANGES pieces)
+ */
+struct embm_emu_topo {
+	struct embm_emu_range range[EMBM_EMU_MAX_RANGES];
+	u32 nr_ranges;
+	u32 cpu_node[EMBM_EMU_MAX_CPUS];
+	struct {
+		u64 start;
+		u64 end;
+	} cxl[EMBM_EMU_MAX_CXL];
+	u32 nr_cxl;
+	u32 merged;
+};
+
+/**
+ * struct embm_emu - the device
+ * @pdev:	the ivshmem-plain device
+ * @base:	BAR 2, mapped write-back (it is RAM on the host)
+ * @hdr:	the header, at @base
+ * @layout:	the plugin's layout as checked at probe
+ * @pmu:	the embm_emu PMU
+ * @mem_nb:	memory hotplug notifier: republish the ranges
+ * @hp_state:	the dynamic CPU hotplug state of the numbering check
+ * @probing:	the CPU hotplug callback runs for probe: a CPU that fails
+ *		the check fails the probe
+ * @usable:	CPUs whose numbering was checked: events run only there
+ * @bells:	scratch for the numbering check (CPU hotplug callbacks, one
+ *		at a time)
+ * @publish_lock: serialises changes of the header's guest fields and
+ *		the waits for the plugin; protects @want, @topo
+ * @want:	EMBM_EMU_MODE_* the driver needs (SAMPLE while events exist)
+ * @topo:	the last topology published
+ * @users:	events that exist (created, not yet destroyed)
+ * @idle_work:	turns sampling off a while after the last event went
+ */
+struct embm_emu {
+	struct pci_dev *pdev;
+	void *base;
+	struct embm_emu_header *hdr;
+	struct embm_emu_layout layout;
+	struct pmu pmu;
+	struct notifier_block mem_nb;
+	int hp_state;
+	bool probing;
+	cpumask_t usable;
+	u64 bells[EMBM_EMU_MAX_CPUS];
+	struct mutex publish_lock;	/* the header's guest fields, @want, @topo */
+	u32 want;
+	struct embm_emu_topo topo;
+	atomic_t users;
+	struct delayed_work idle_work;
+};
+
+static DEFINE_PER_CPU(struct embm_emu_pcpu, embm_emu_pcpu);
+
+/*
+ * The device, once probed; NULL otherwise.  Written by probe and remove
+ * only (device core, one at a time), read by the CPU hotplug callbacks and
+ * the type and features getters.
+ */
+static struct embm_emu *embm_emu_dev;
+static int embm_emu_type = -ENODEV;	/* the PMU's type once registered */
+
+/**
+ * embm_emu_pmu_type() - the perf type of the embm_emu PMU
+ *
+ * The PMU is registered with a dynamic type, which user space reads from
+ * /sys/bus/event_source/devices/embm_emu/type; embm's "emu" source opens
+ * its events with this.
+ *
+ * Context: any.
+ * Return: the type for perf_event_attr.type, or -ENODEV if there is no
+ * embm_emu device (no QEMU plugin, or its probe failed).
+ */
+int embm_emu_pmu_type(void)
+{
+	return READ_ONCE(embm_emu_type);
+}
+
+/**
+ * embm_emu_features() - what the plugin does
+ *
+ * Context: any.
+ * Return: EMBM_EMU_FEAT_* of the device's plugin, 0 without a device.
+ */
+u32 embm_emu_features(void)
+{
+	struct embm_emu *emu = READ_ONCE(embm_emu_dev);
+
+	return emu && embm_emu_pmu_type() >= 0 ? emu->layout.features : 0;
+}
+
+/* The doorbell: the plugin takes every CPUID.  Any context. */
+static void embm_emu_doorbell(void)
+{
+	unsigned int eax = 0, ebx, ecx = 0, edx;
+
+	native_cpuid(&eax, &ebx, &ecx, &edx);
+}
+
+/*
+ * Region @off of @n items of @each bytes within the shared memory of @size
+ * bytes, after the header, 8-byte aligned; its end in *@end.  Pure.
+ */
+static bool embm_emu_region_ok(u64 off, u64 n, u64 each, u64 size, u64 *end)
+{
+	u64 len;
+
+	if (check_mul_overflow(n, each, &len) || check_add_overflow(off, len, end))
+		return false;
+	return off >= sizeof(struct embm_emu_header) && IS_ALIGNED(off, 8) && *end <= size;
+}
+
+/**
+ * embm_emu_magic_ok() - does the shared memory hold the layout of embm_emu?
+ * @h:	     the start of BAR 2
+ * @bar_len: its length
+ *
+ * Context: any.
+ * Return: 0; -ENODEV if BAR 2 is too small or does not start with
+ * EMBM_EMU_MAGIC (another user of ivshmem); -EPROTO for the magic with
+ * another version.
+ */
+static int embm_emu_magic_ok(const struct embm_emu_header *h, u64 bar_len)
+{
+	if (bar_len < sizeof(*h) || READ_ONCE(h->magic) != EMBM_EMU_MAGIC)
+		return -ENODEV;
+	return READ_ONCE(h->version) == EMBM_EMU_VERSION ? 0 : -EPROTO;
+}
+
+/**
+ * embm_emu_check_layout() - check the plugin's header against BAR 2
+ * @h:	     the header (of the right magic and version)
+ * @bar_len: BAR 2's length
+ * @l:	     filled in with the header's values, each read once
+ * @why:     set to what is wrong
+ *
+ * Every count is bounded, every offset of a region is after the header,
+ * 8-byte aligned, ends within @l->size (itself at most @bar_len), and no
+ * two regions overlap.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL with *@why.
+ */
+static int embm_emu_check_layout(const struct embm_emu_header *h, u64 bar_len,
+				 struct embm_emu_layout *l, const char **why)
+{
+	struct {
+		u64 start, end;
+	} r[6];
+	u64 nr;
+	int i, j;
+
+	l->size = READ_ONCE(h->size);
+	l->nr_cpus = READ_ONCE(h->nr_cpus);
+	l->ring_records = READ_ONCE(h->ring_records);
+	l->max_pages = READ_ONCE(h->max_pages);
+	l->features = READ_ONCE(h->features);
+	l->cpu_off = READ_ONCE(h->cpu_off);
+	l->ring_off = READ_ONCE(h->ring_off);
+	l->oracle_off = READ_ONCE(h->oracle_off);
+	l->space_off = READ_ONCE(h->space_off);
+	l->page_off = READ_ONCE(h->page_off);
+	l->page_count_off = READ_ONCE(h->page_count_off);
+
+	if (l->size < sizeof(*h) || l->size > bar_len) {
+		*why = "size is not within BAR 2";
+		return -EINVAL;
+	}
+	if (!l->nr_cpus || l->nr_cpus > EMBM_EMU_MAX_CPUS) {
+		*why = "nr_cpus is 0 or above EMBM_EMU_MAX_CPUS";
+		return -EINVAL;
+	}
+	if (!is_power_of_2(l->ring_records) || l->ring_records > EMBM_EMU_MAX_RING) {
+		*why = "ring_records is not a power of two up to 2^20";
+		return -EINVAL;
+	}
+	if (l->max_pages > EMBM_EMU_MAX_WATCHED) {
+		*why = "max_pages is above 2^20";
+		return -EINVAL;
+	}
+	nr = l->nr_cpus;
+	r[0].start = l->cpu_off;
+	r[1].start = l->ring_off;
+	r[2].start = l->oracle_off;
+	r[3].start = l->space_off;
+	r[4].start = l->page_off;
+	r[5].start = l->page_count_off;
+	if (!embm_emu_region_ok(l->cpu_off, nr, sizeof(struct embm_emu_cpu), l->size, &r[0].end) ||
+	    !embm_emu_region_ok(l->ring_off, nr * l->ring_records,
+				sizeof(struct embm_emu_record), l->size, &r[1].end) ||
+	    !embm_emu_region_ok(l->oracle_off, nr, sizeof(struct embm_emu_oracle), l->size,
+				&r[2].end) ||
+	    !embm_emu_region_ok(l->space_off, nr, sizeof(struct embm_emu_space), l->size,
+				&r[3].end) ||
+	    !embm_emu_region_ok(l->page_off, l->max_pages, sizeof(u64), l->size, &r[4].end) ||
+	    !embm_emu_region_ok(l->page_count_off, nr * l->max_pages, 2 * sizeof(u64), l->size,
+				&r[5].end)) {
+		*why = "a region is misaligned, overlaps the header or ends past size";
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
+		for (j = i + 1; j < ARRAY_SIZE(r); j++) {
+			if (r[i].start < r[i].end && r[j].start < r[j].end &&
+			    r[i].start < r[j].end && r[j].start < r[i].end) {
+				*why = "two regions overlap";
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/**
+ * embm_emu_data_src() - the perf_mem_data_src of a record
+ * @src:   EMBM_EMU_SRC_*, below EMBM_EMU_SRC_NR
+ * @store: a store; else a load
+ * @io:	   QEMU did the access as I/O (EMBM_EMU_REC_IO)
+ *
+ * As AMD IBS says them (arch/x86/events/amd/ibs.c): a cache level hit,
+ * local DRAM, remote DRAM (REMOTE, one hop) for another node with CPUs and
+ * for a node without any, CXL by its level number; I/O, or not available,
+ * for an access in no range.  embm's embm_served_by() takes the first
+ * three as cache, RAM and CXL as memory, the rest as unknown.
+ *
+ * Context: any.
+ * Return: the data source bits.
+ */
+static u64 embm_emu_data_src(unsigned int src, bool store, bool io)
+{
+#define EMBM_EMU_L(x)	(PERF_MEM_S(LVL, x) | PERF_MEM_S(LVL, HIT))
+#define EMBM_EMU_LN(x)	PERF_MEM_S(LVLNUM, x)
+#define EMBM_EMU_REM	(PERF_MEM_S(REMOTE, REMOTE) | PERF_MEM_S(HOPS, 1))
+	static const u64 lvl[EMBM_EMU_SRC_NR] = {
+		[EMBM_EMU_SRC_L1]	= EMBM_EMU_L(L1) | EMBM_EMU_LN(L1),
+		[EMBM_EMU_SRC_L2]	= EMBM_EMU_L(L2) | EMBM_EMU_LN(L2),
+		[EMBM_EMU_SRC_L3]	= EMBM_EMU_L(L3) | EMBM_EMU_LN(L3),
+		[EMBM_EMU_SRC_LOCAL]	= EMBM_EMU_L(LOC_RAM) | EMBM_EMU_LN(RAM),
+		[EMBM_EMU_SRC_REMOTE]	= EMBM_EMU_L(REM_RAM1) | EMBM_EMU_LN(RAM) | EMBM_EMU_REM,
+		[EMBM_EMU_SRC_FAR]	= EMBM_EMU_L(REM_RAM1) | EMBM_EMU_LN(RAM) | EMBM_EMU_REM,
+		[EMBM_EMU_SRC_CXL]	= EMBM_EMU_LN(CXL),
+		[EMBM_EMU_SRC_OTHER]	= PERF_MEM_S(LVL, NA) | EMBM_EMU_LN(NA),
+	};
+	u64 val;
+
+	if (src >= EMBM_EMU_SRC_NR)
+		return PERF_MEM_NA;
+	val = lvl[src];
+	if (src == EMBM_EMU_SRC_OTHER && io)
+		val = EMBM_EMU_L(IO) | EMBM_EMU_LN(IO);
+	return val | (store ? PERF_MEM_S(OP, STORE) : PERF_MEM_S(OP, LOAD)) |
+	       PERF_MEM_S(SNOOP, NA) | PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA);
+#undef EMBM_EMU_L
+#undef EMBM_EMU_LN
+#undef EMBM_EMU_REM
+}
+
+/*
+ * Read record @r of a ring, each field once: the plugin may be writing it
+ * again if it is corrupted.  Any context.
+ */
+static void embm_emu_read_record(const struct embm_emu_record *r, struct embm_emu_rec *rec)
+{
+	rec->phys = READ_ONCE(r->phys);
+	rec->vaddr = READ_ONCE(r->vaddr);
+	rec->ip = READ_ONCE(r->ip);
+	rec->count = READ_ONCE(r->count);
+	rec->latency = READ_ONCE(r->latency);
+	rec->info = READ_ONCE(r->info);
+	rec->src = READ_ONCE(r->src);
+	rec->node = READ_ONCE(r->node);
+}
+
+/**
+ * embm_emu_ring_avail() - how many records to take from a ring
+ * @head:	  the plugin's head, read once
+ * @tail:	  the records taken so far (the guest's own count)
+ * @ring_records: the ring's size
+ * @skipped:	  set to the records skipped by a resync, 0 if none
+ *
+ * A head more than a ring ahead of the tail (or behind it) cannot be: the
+ * plugin drops records when the ring is full.  The ring is then taken as
+ * corrupted, the tail jumps to the head, and the records in between are
+ * lost (none if the jump is beyond EMBM_EMU_MAX_LOST: no count can be
+ * trusted then).
+ *
+ * Context: any.
+ * Return: the records between @tail and @head, or 0 after a resync
+ * (*@skipped > 0 or the jump too large: the caller sets the tail to @head).
+ */
+static u64 embm_emu_ring_avail(u64 head, u64 tail, u32 ring_records, u64 *skipped)
+{
+	u64 n = head - tail;
+
+	*skipped = 0;
+	if (n <= ring_records)
+		return n;
+	if (n < EMBM_EMU_MAX_LOST)
+		*skipped = n;
+	return 0;
+}
+
+/* Why a record is not a sample; EMBM_EMU_REC_OK if it is one. */
+enum embm_emu_rec_check {
+	EMBM_EMU_REC_OK,
+	EMBM_EMU_REC_BAD,	/* fails a check: corrupted */
+	EMBM_EMU_REC_STALE,	/* of an event gone, stopped or earlier in the slot */
+};
+
+/**
+ * embm_emu_check_record() - may a record be a sample of its slot's event?
+ * @pc:	 the CPU whose ring holds the record
+ * @rec: the record, read once
+ *
+ * The slot must hold an event that runs on @pc, the record's count must be
+ * above the slot's count when the event started (else the record is of an
+ * earlier event, or of this one before a stop), its data source and node
+ * in bounds, and its kind (load or store, user or kernel) one the event
+ * counts.
+ *
+ * Context: @pc's CPU with interrupts off, or a test's own @pc.
+ * Return: an enum embm_emu_rec_check.
+ */
+static enum embm_emu_rec_check embm_emu_check_record(const struct embm_emu_pcpu *pc,
+						     const struct embm_emu_rec *rec)
+{
+	unsigned int slot = rec->info & EMBM_EMU_REC_SLOT_MASK;
+	struct perf_event *event = pc->event[slot];
+	u32 ctl, want;
+
+	if (rec->src >= EMBM_EMU_SRC_NR || rec->node < NUMA_NO_NODE ||
+	    rec->node >= (s32)nr_node_ids)
+		return EMBM_EMU_REC_BAD;
+	if (!event || !(pc->active & BIT(slot)) || (event->hw.state & PERF_HES_STOPPED))
+		return EMBM_EMU_REC_STALE;
+	if ((s64)(rec->count - pc->base[slot]) <= 0)
+		return EMBM_EMU_REC_STALE;
+	ctl = event->hw.config;
+	want = rec->info & EMBM_EMU_REC_STORE ? EMBM_EMU_SLOT_STORE : EMBM_EMU_SLOT_LOAD;
+	want |= rec->info & EMBM_EMU_REC_USER ? EMBM_EMU_SLOT_USER : EMBM_EMU_SLOT_KERNEL;
+	return (ctl & want) == want ? EMBM_EMU_REC_OK : EMBM_EMU_REC_BAD;
+}
+
+static void embm_emu_stop(struct perf_event *event, int flags);
+
+/*
+ * Write a new period of @slot's running event: perf changed
+ * hwc->sample_period (frequency mode, or perf_event_period()).  The
+ * plugin takes it at its next reload.  @pc's CPU, interrupts off.
+ */
+static void embm_emu_set_period(struct embm_emu_pcpu *pc, unsigned int slot, u64 period)
+{
+	period = clamp_val(period, 1, EMBM_EMU_COUNT_PERIOD);
+	if (pc->period[slot] == period)
+		return;
+	pc->period[slot] = period;
+	WRITE_ONCE(pc->shm->slot[slot].period, period);
+}
+
+/*
+ * Make a checked record a sample of its slot's event.  @pc's CPU,
+ * interrupts off, in a drain.  Return: whether perf took it.
+ */
+static bool embm_emu_sample(struct embm_emu_pcpu *pc, const struct embm_emu_rec *rec)
+{
+	unsigned int slot = rec->info & EMBM_EMU_REC_SLOT_MASK;
+	struct perf_event *event = pc->event[slot];
+	struct hw_perf_event *hwc = &event->hw;
+	u64 period = pc->period[slot];
+	struct perf_sample_data data;
+	struct pt_regs regs;
+
+	perf_sample_data_init(&data, rec->vaddr, period);
+	data.phys_addr = rec->phys;
+	data.data_src.val = embm_emu_data_src(rec->src, rec->info & EMBM_EMU_REC_STORE,
+					      rec->info & EMBM_EMU_REC_IO);
+	/* WEIGHT and WEIGHT_STRUCT: the latency is the low 32 bits (var1_dw). */
+	data.weight.full = rec->latency;
+	data.sample_flags |= PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_SRC |
+			     PERF_SAMPLE_WEIGHT_TYPE;
+
+	/*
+	 * The access's own instruction and privilege level: perf takes the
+	 * IP, and user or kernel for the record's misc bits, from regs.  QEMU
+	 * gives the exact instruction (a 64-bit one: 32-bit code would need
+	 * its segment base).
+	 */
+	memset(&regs, 0, sizeof(regs));
+	regs.ip = rec->ip;
+	regs.cs = rec->info & EMBM_EMU_REC_USER ? __USER_CS : __KERNEL_CS;
+	regs.flags = PERF_EFLAGS_EXACT;
+
+	hwc->last_period = period;
+	/* The plugin reloaded the slot with this period. */
+	local64_set(&hwc->period_left, period);
+	/*
+	 * Samples come in batches, up to EMBM_EMU_DRAIN_NS after their
+	 * access: the time between two says nothing of the rate.  Let the
+	 * tick's adjustment, which counts the events of a tick, alone set a
+	 * frequency event's period (__perf_event_account_interrupt() skips
+	 * its own when the last sample is more than two ticks ago).
+	 */
+	if (event->attr.freq)
+		hwc->freq_time_stamp = 0;
+	if (perf_event_overflow(event, &data, &regs)) {
+		/* Throttled: perf starts it again at a tick (pmu->start). */
+		embm_emu_stop(event, 0);
+		return true;
+	}
+	if (!(hwc->state & PERF_HES_STOPPED) && pc->event[slot] == event)
+		embm_emu_set_period(pc, slot, hwc->sample_period);
+	return true;
+}
+
+/* The first running sampling event of @pc, for the lost records.  Any. */
+static struct perf_event *embm_emu_lost_event(const struct embm_emu_pcpu *pc)
+{
+	unsigned int slot;
+
+	for (slot = 0; slot < EMBM_EMU_SLOTS; slot++) {
+		if ((pc->active & pc->sampling & BIT(slot)) && pc->event[slot])
+			return pc->event[slot];
+	}
+	return NULL;
+}
+
+/**
+ * embm_emu_drain() - make the records of a CPU's ring samples
+ * @pc:	    the CPU's state
+ * @budget: records to take at most
+ *
+ * Each record that passes embm_emu_check_record() becomes a sample of its
+ * slot's event; the others are counted and dropped.  Records the plugin
+ * dropped (embm_emu_cpu.lost) and those a resync skipped are logged as
+ * lost samples (PERF_RECORD_LOST_SAMPLES) on the first sampling event on,
+ * as a PMU that drops records does: they do not say whose they were.
+ * Not reentrant: pmu->stop and pmu->start called from within the samples
+ * do not drain.
+ *
+ * Context: @pc's CPU, interrupts off (a PMU callback or the drain timer);
+ * the ring is written by that CPU's own vCPU thread, so no other CPU ever
+ * drains it.
+ */
+static void embm_emu_drain(struct embm_emu_pcpu *pc, unsigned int budget)
+{
+	struct embm_emu_cpu *c = pc->shm;
+	struct perf_event *event;
+	struct embm_emu_rec rec;
+	u64 head, n, i, skipped, lost;
+
+	if (!c || pc->draining)
+		return;
+	pc->draining = true;
+
+	head = READ_ONCE(c->head);
+	n = embm_emu_ring_avail(head, pc->tail, pc->ring_mask + 1, &skipped);
+	if (!n && head != pc->tail) {
+		pr_warn_ratelimited("CPU %d: ring head %llu, tail %llu: corrupted, resynchronised\n",
+				    pc->cpu, head, pc->tail);
+		pc->stats.resyncs++;
+		pc->tail = head;
+	}
+	/* The records after the head, which the plugin wrote before it. */
+	smp_rmb();
+	n = min_t(u64, n, budget);
+	for (i = 0; i < n; i++) {
+		embm_emu_read_record(&pc->ring[(pc->tail + i) & pc->ring_mask], &rec);
+		switch (embm_emu_check_record(pc, &rec)) {
+		case EMBM_EMU_REC_OK:
+			if (embm_emu_sample(pc, &rec))
+				pc->stats.samples++;
+			break;
+		case EMBM_EMU_REC_STALE:
+			pc->stats.stale++;
+			break;
+		default:
+			pc->stats.bad++;
+			break;
+		}
+	}
+	pc->tail += n;
+	WRITE_ONCE(c->tail, pc->tail);
+
+	lost = READ_ONCE(c->lost);
+	n = lost - pc->lost;
+	pc->lost = lost;
+	if (n >= EMBM_EMU_MAX_LOST)
+		n = 0;
+	n += skipped;
+	if (n) {
+		pc->stats.lost += n;
+		event = embm_emu_lost_event(pc);
+		if (event)
+			perf_log_lost_samples(event, n);
+	}
+	pc->draining = false;
+}
+
+/* The drain timer of a CPU.  Hardirq context, on its CPU. */
+static enum hrtimer_restart embm_emu_timer_fn(struct hrtimer *timer)
+{
+	struct embm_emu_pcpu *pc = container_of(timer, struct embm_emu_pcpu, timer);
+
+	/* Migrated when its CPU went offline: nothing to do elsewhere. */
+	if (pc->cpu != smp_processor_id())
+		return HRTIMER_NORESTART;
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	/* A start from within the drain may have queued it already. */
+	if (!(pc->active & pc->sampling) || hrtimer_is_queued(timer))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(EMBM_EMU_DRAIN_NS));
+	return HRTIMER_RESTART;
+}
+
+static struct embm_emu *embm_emu_of(struct pmu *pmu)
+{
+	return container_of(pmu, struct embm_emu, pmu);
+}
+
+/*
+ * Fold the slot's count since the last read into the event's.  @pc's CPU,
+ * interrupts off; the event holds @slot.
+ */
+static void embm_emu_update(struct embm_emu_pcpu *pc, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 now = READ_ONCE(pc->shm->slot[hwc->idx].count);
+	u64 prev = local64_xchg(&hwc->prev_count, now);
+
+	local64_add(now - prev, &event->count);
+}
+
+/*
+ * The accesses until the event's next sample, as x86_perf_event_set_period()
+ * computes them: what is left of the period, or a new period.
+ */
+static s64 embm_emu_left(struct hw_perf_event *hwc, u64 period)
+{
+	s64 left = local64_read(&hwc->period_left);
+
+	if (left <= -(s64)period)
+		left = period;
+	else if (left <= 0)
+		left += period;
+	if (left > (s64)period)
+		left = period;
+	local64_set(&hwc->period_left, left);
+	hwc->last_period = period;
+	return left;
+}
+
+/**
+ * embm_emu_start() - turn an event's slot on
+ * @event: an event added on this CPU
+ * @flags: PERF_EF_RELOAD: the count was saved (ignored: the slot count
+ *	   is read anew, and the period left is always saved by stop)
+ *
+ * Writes the slot's period, what is left of it, and its controls, in
+ * that order, then marks it active: the plugin reads them on the vCPU
+ * that is this CPU, in program order.
+ *
+ * Context: the event's CPU, interrupts off (perf core).
+ */
+static void embm_emu_start(struct perf_event *event, int flags)
+{
+	struct embm_emu_pcpu *pc = this_cpu_ptr(&embm_emu_pcpu);
+	struct hw_perf_event *hwc = &event->hw;
+	struct embm_emu_slot *slot;
+	int idx = hwc->idx;
+	u64 period, count;
+	s64 left;
+
+	if (WARN_ON_ONCE(idx < 0 || pc->event[idx] != event) ||
+	    !(hwc->state & PERF_HES_STOPPED))
+		return;
+	slot = &pc->shm->slot[idx];
+	period = clamp_val(hwc->sample_period, 1, EMBM_EMU_COUNT_PERIOD);
+	left = embm_emu_left(hwc, period);
+	count = READ_ONCE(slot->count);
+	local64_set(&hwc->prev_count, count);
+	pc->base[idx] = count;
+	pc->period[idx] = period;
+	hwc->state = 0;
+
+	WRITE_ONCE(slot->period, period);
+	WRITE_ONCE(slot->left, left);
+	WRITE_ONCE(slot->ctl, (u32)hwc->config | EMBM_EMU_SLOT_ON);
+	pc->active |= BIT(idx);
+	if (is_sampling_event(event))
+		pc->sampling |= BIT(idx);
+	else
+		pc->sampling &= ~BIT(idx);
+	WRITE_ONCE(pc->shm->active, pc->active);
+
+	if ((pc->sampling & BIT(idx)) && !hrtimer_is_queued(&pc->timer))
+		hrtimer_start(&pc->timer, ns_to_ktime(EMBM_EMU_DRAIN_NS),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	perf_event_update_userpage(event);
+}
+
+/**
+ * embm_emu_stop() - turn an event's slot off
+ * @event: an event added on this CPU
+ * @flags: PERF_EF_UPDATE: fold the count (always done: it is cheap)
+ *
+ * The ring is drained first, so that the event's records are its samples,
+ * unless this is called from within a drain (throttling, frequency).  The
+ * drain may stop the event itself (throttled).  The slot is then turned
+ * off, the count folded in, and what is left of the period saved.
+ *
+ * Context: the event's CPU, interrupts off (perf core, or a drain).
+ */
+static void embm_emu_stop(struct perf_event *event, int flags)
+{
+	struct embm_emu_pcpu *pc = this_cpu_ptr(&embm_emu_pcpu);
+	struct hw_perf_event *hwc = &event->hw;
+	struct embm_emu_slot *slot;
+	int idx = hwc->idx;
+	s64 left;
+
+	if (WARN_ON_ONCE(idx < 0 || pc->event[idx] != event))
+		return;
+	slot = &pc->shm->slot[idx];
+	if (!(hwc->state & PERF_HES_STOPPED)) {
+		embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+		if (!(hwc->state & PERF_HES_STOPPED)) {
+			WRITE_ONCE(slot->ctl, 0);
+			pc->active &= ~BIT(idx);
+			pc->sampling &= ~BIT(idx);
+			WRITE_ONCE(pc->shm->active, pc->active);
+			hwc->state |= PERF_HES_STOPPED;
+		}
+	}
+	if (!(hwc->state & PERF_HES_UPTODATE)) {
+		embm_emu_update(pc, event);
+		left = READ_ONCE(slot->left);
+		if (left > (s64)pc->period[idx])
+			left = pc->period[idx];
+		local64_set(&hwc->period_left, left);
+		hwc->state |= PERF_HES_UPTODATE;
+	}
+}
+
+/**
+ * embm_emu_add() - give an event a slot of this CPU
+ * @event: the event
+ * @flags: PERF_EF_START: start it too
+ *
+ * Context: the event's CPU, interrupts off (perf core).
+ * Return: 0; -EAGAIN when every slot is taken (perf multiplexes) or this
+ * CPU has none (its numbering was not checked).
+ */
+static int embm_emu_add(struct perf_event *event, int flags)
+{
+	struct embm_emu_pcpu *pc = this_cpu_ptr(&embm_emu_pcpu);
+	struct embm_emu *emu = embm_emu_of(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	int idx;
+
+	if (!pc->shm || !cpumask_test_cpu(smp_processor_id(), &emu->usable))
+		return -EAGAIN;
+	for (idx = 0; idx < EMBM_EMU_SLOTS; idx++) {
+		if (!pc->event[idx])
+			break;
+	}
+	if (idx == EMBM_EMU_SLOTS)
+		return -EAGAIN;
+	pc->event[idx] = event;
+	hwc->idx = idx;
+	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	/* Drain when a task is switched out, so that records go to it. */
+	perf_sched_cb_inc(event->pmu);
+	if (flags & PERF_EF_START)
+		embm_emu_start(event, PERF_EF_RELOAD);
+	perf_event_update_userpage(event);
+	return 0;
+}
+
+/**
+ * embm_emu_del() - take an event's slot back
+ * @event: the event
+ * @flags: ignored
+ *
+ * Records of the event left in the ring past a drain's budget are stale
+ * from now on: dropped, as those of an earlier event in the slot.
+ *
+ * Context: the event's CPU, interrupts off (perf core).
+ */
+static void embm_emu_del(struct perf_event *event, int flags)
+{
+	struct embm_emu_pcpu *pc = this_cpu_ptr(&embm_emu_pcpu);
+	struct hw_perf_event *hwc = &event->hw;
+
+	embm_emu_stop(event, PERF_EF_UPDATE);
+	if (hwc->idx >= 0 && pc->event[hwc->idx] == event)
+		pc->event[hwc->idx] = NULL;
+	hwc->idx = -1;
+	perf_sched_cb_dec(event->pmu);
+	perf_event_update_userpage(event);
+}
+
+/**
+ * embm_emu_read() - bring an event's count up to date
+ * @event: an event that runs on this CPU
+ *
+ * Context: the event's CPU, interrupts off (perf core, also from within
+ * a drain's sample for PERF_SAMPLE_READ).
+ */
+static void embm_emu_read(struct perf_event *event)
+{
+	struct embm_emu_pcpu *pc = this_cpu_ptr(&embm_emu_pcpu);
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hwc->idx < 0 || pc->event[hwc->idx] != event || (hwc->state & PERF_HES_UPTODATE))
+		return;
+	embm_emu_update(pc, event);
+}
+
+/**
+ * embm_emu_sched_task() - drain when a task is switched out
+ * @pmu_ctx:  the PMU's context
+ * @task:     the task switched out or in
+ * @sched_in: switched in
+ *
+ * The records so far are of the task that is still current: they become
+ * its samples before the next task runs.
+ *
+ * Context: the scheduler's, interrupts off, perf's context locks held.
+ */
+static void embm_emu_sched_task(struct perf_event_pmu_context *pmu_ctx,
+				struct task_struct *task, bool sched_in)
+{
+	if (!sched_in)
+		embm_emu_drain(this_cpu_ptr(&embm_emu_pcpu), EMBM_EMU_DRAIN_MAX);
+}
+
+/* Check the header's guest fields were taken.  Caller holds publish_lock. */
+static int embm_emu_wait(struct embm_emu *emu, u64 gen)
+{
+	struct embm_emu_header *h = emu->hdr;
+	unsigned long deadline = jiffies + msecs_to_jiffies(EMBM_EMU_PUBLISH_MS);
+	unsigned int tries = 0;
+	u32 err, mode;
+
+	embm_emu_doorbell();
+	while ((s64)(READ_ONCE(h->gen_seen) - gen) < 0) {
+		if (time_after(jiffies, deadline)) {
+			dev_err(&emu->pdev->dev,
+				"the plugin did not take generation %llu in %d ms (it took %llu)\n",
+				gen, EMBM_EMU_PUBLISH_MS, READ_ONCE(h->gen_seen));
+			return -ETIMEDOUT;
+		}
+		usleep_range(200, 1000);
+		/* In case the plugin missed it; each CPUID is a doorbell. */
+		if (!(++tries % 64))
+			embm_emu_doorbell();
+	}
+	err = READ_ONCE(h->error);
+	if (err) {
+		dev_err(&emu->pdev->dev, "the plugin refused generation %llu: EMBM_EMU_ERR_ %u\n",
+			gen, err);
+		return -EINVAL;
+	}
+	mode = READ_ONCE(h->mode);
+	if ((mode & emu->want) != emu->want)
+		dev_warn(&emu->pdev->dev, "the plugin instruments for mode %#x, wanted %#x\n",
+			 mode, emu->want);
+	return 0;
+}
+
+/**
+ * embm_emu_publish() - tell the plugin the guest's fields, and wait
+ * @emu: the device; caller holds publish_lock
+ *
+ * Writes the ranges, the CPUs' nodes and what is wanted, bumps the
+ * generation, rings the doorbell and waits for the plugin to take it.
+ * The want bits of others (an oracle tool's) are kept: the driver owns
+ * EMBM_EMU_MODE_SAMPLE only.
+ *
+ * Context: process, may sleep (up to EMBM_EMU_PUBLISH_MS).
+ * Return: 0; -ETIMEDOUT if the plugin did not take it in time, -EINVAL if
+ * it refused it.
+ */
+static int embm_emu_publish(struct embm_emu *emu)
+{
+	struct embm_emu_header *h = emu->hdr;
+	struct embm_emu_topo *t = &emu->topo;
+	u32 i, want;
+	u64 gen;
+
+	lockdep_assert_held(&emu->publish_lock);
+	for (i = 0; i < t->nr_ranges; i++) {
+		WRITE_ONCE(h->range[i].start, t->range[i].start);
+		WRITE_ONCE(h->range[i].end, t->range[i].end);
+		WRITE_ONCE(h->range[i].node, t->range[i].node);
+		WRITE_ONCE(h->range[i].kind, t->range[i].kind);
+	}
+	WRITE_ONCE(h->nr_ranges, t->nr_ranges);
+	for (i = 0; i < EMBM_EMU_MAX_CPUS; i++)
+		WRITE_ONCE(h->cpu_node[i], t->cpu_node[i]);
+	want = READ_ONCE(h->want) & (EMBM_EMU_MODE_SAMPLE | EMBM_EMU_MODE_ORACLE);
+	want = (want & ~EMBM_EMU_MODE_SAMPLE) | emu->want;
+	WRITE_ONCE(h->want, want);
+	gen = READ_ONCE(h->gen) + 1;
+	/* The fields before the generation that says they changed. */
+	smp_wmb();
+	WRITE_ONCE(h->gen, gen);
+	return embm_emu_wait(emu, gen);
+}
+
+/*
+ * Add [@start, @end) of @node and @kind to @t: it extends the last range
+ * if it follows it with the same node and kind.  When the table is full,
+ * the last range of the same node and kind grows over the gap (counted in
+ * @t->merged).  Pure.  Return: 0, or -ENOSPC.
+ */
+static int embm_emu_range_add(struct embm_emu_topo *t, u64 start, u64 end, u32 node, u32 kind)
+{
+	struct embm_emu_range *last = t->nr_ranges ? &t->range[t->nr_ranges - 1] : NULL;
+
+	if (start >= end)
+		return 0;
+	if (last && last->node == node && last->kind == kind && last->end <= start &&
+	    (last->end == start || t->nr_ranges == EMBM_EMU_MAX_RANGES)) {
+		t->merged += last->end != start;
+		last->end = end;
+		return 0;
+	}
+	if (t->nr_ranges == EMBM_EMU_MAX_RANGES)
+		return -ENOSPC;
+	t->range[t->nr_ranges++] = (struct embm_emu_range){
+		.start = start, .end = end, .node = node, .kind = kind,
+	};
+	return 0;
+}
+
+/* A CXL fixed memory window (IORES_DESC_CXL).  Resource walk, may sleep. */
+static int embm_emu_cxl_window(struct resource *res, void *arg)
+{
+	struct embm_emu_topo *t = arg;
+
+	if (t->nr_cxl == EMBM_EMU_MAX_CXL)
+		return 0;
+	t->cxl[t->nr_cxl].start = res->start;
+	t->cxl[t->nr_cxl].end = res->end + 1;
+	t->nr_cxl++;
+	return 0;
+}
+
+/* The kind of the memory at @addr on @nid. */
+static u32 embm_emu_kind(const struct embm_emu_topo *t, u64 addr, int nid)
+{
+	u32 i;
+
+	for (i = 0; i < t->nr_cxl; i++) {
+		if (addr >= t->cxl[i].start && addr < t->cxl[i].end)
+			return EMBM_EMU_KIND_CXL;
+	}
+	return node_state(nid, N_CPU) ? EMBM_EMU_KIND_DRAM : EMBM_EMU_KIND_FAR;
+}
+
+/*
+ * One System RAM resource: its online sections, each by its node (sections
+ * do not straddle nodes), as ranges.  Resource walk, memory hotplug held
+ * off by the caller.
+ */
+static int embm_emu_ram(struct resource *res, void *arg)
+{
+	struct embm_emu_topo *t = arg;
+	unsigned long pfn = PFN_UP(res->start), end = PFN_DOWN(res->end + 1), next;
+	struct page *page;
+	int nid, err;
+
+	for (; pfn < end; pfn = next) {
+		next = min(ALIGN(pfn + 1, PAGES_PER_SECTION), end);
+		page = pfn_to_online_page(pfn);
+		if (!page)
+			continue;
+		nid = page_to_nid(page);
+		err = embm_emu_range_add(t, PFN_PHYS(pfn), PFN_PHYS(next), nid,
+					 embm_emu_kind(t, PFN_PHYS(pfn), nid));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The topology now, into @emu->topo.  Process context; the caller holds
+ * publish_lock and memory hotplug off (get_online_mems(), or the memory
+ * notifier's mem_hotplug_lock).  Return: 0, or -ENOSPC with the ranges
+ * found so far.
+ */
+static int embm_emu_topology(struct embm_emu *emu)
+{
+	struct embm_emu_topo *t = &emu->topo;
+	int cpu, nid, err;
+
+	lockdep_assert_held(&emu->publish_lock);
+	memset(t, 0, sizeof(*t));
+	walk_iomem_res_desc(IORES_DESC_CXL, IORESOURCE_MEM, 0, U64_MAX, t, embm_emu_cxl_window);
+	err = walk_system_ram_res(0, U64_MAX, t, embm_emu_ram);
+	if (err == -ENOSPC)
+		dev_err(&emu->pdev->dev, "more than %d physical ranges: the rest is in none\n",
+			EMBM_EMU_MAX_RANGES);
+	else if (t->merged)
+		dev_info(&emu->pdev->dev, "%u gaps between ranges merged (%d ranges at most)\n",
+			 t->merged, EMBM_EMU_MAX_RANGES);
+	for (cpu = 0; cpu < EMBM_EMU_MAX_CPUS && cpu < nr_cpu_ids; cpu++) {
+		nid = cpu_possible(cpu) ? cpu_to_node(cpu) : 0;
+		t->cpu_node[cpu] = nid >= 0 ? nid : 0;
+	}
+	return err == -ENOSPC ? err : 0;
+}
+
+/*
+ * Memory went online or offline: publish the ranges again, so that the
+ * plugin places accesses to memory kmem onlined (a CXL region) in it.
+ * Process context, mem_hotplug_lock held for writing by the caller.
+ */
+static int embm_emu_mem_notify(struct notifier_block *nb, unsigned long action, void *arg)
+{
+	struct embm_emu *emu = container_of(nb, struct embm_emu, mem_nb);
+
+	if (action != MEM_ONLINE && action != MEM_OFFLINE)
+		return NOTIFY_OK;
+	mutex_lock(&emu->publish_lock);
+	embm_emu_topology(emu);
+	if (embm_emu_publish(emu))
+		dev_warn(&emu->pdev->dev, "memory %s: ranges not published\n",
+			 action == MEM_ONLINE ? "online" : "offline");
+	mutex_unlock(&emu->publish_lock);
+	return NOTIFY_OK;
+}
+
+/*
+ * An event is created: sampling must be on in the plugin.  The first
+ * event turns it on and waits for the plugin; the others find it on.
+ * Process context, may sleep.  Return: 0 or embm_emu_publish()'s error.
+ */
+static int embm_emu_get(struct embm_emu *emu)
+{
+	int err = 0;
+
+	if (atomic_inc_not_zero(&emu->users))
+		return 0;
+	mutex_lock(&emu->publish_lock);
+	if (!(emu->want & EMBM_EMU_MODE_SAMPLE)) {
+		emu->want |= EMBM_EMU_MODE_SAMPLE;
+		err = embm_emu_publish(emu);
+		if (err)
+			emu->want &= ~EMBM_EMU_MODE_SAMPLE;
+	}
+	if (!err)
+		atomic_inc(&emu->users);
+	mutex_unlock(&emu->publish_lock);
+	return err;
+}
+
+/* An event is destroyed.  Any context perf frees events in. */
+static void embm_emu_event_destroy(struct perf_event *event)
+{
+	struct embm_emu *emu = embm_emu_of(event->pmu);
+
+	if (atomic_dec_and_test(&emu->users))
+		mod_delayed_work(system_wq, &emu->idle_work, msecs_to_jiffies(EMBM_EMU_IDLE_MS));
+}
+
+/*
+ * No event for EMBM_EMU_IDLE_MS: turn sampling off, so that the plugin
+ * instruments only CPUID again.  Workqueue, process context.
+ */
+static void embm_emu_idle(struct work_struct *work)
+{
+	struct embm_emu *emu = container_of(to_delayed_work(work), struct embm_emu, idle_work);
+
+	mutex_lock(&emu->publish_lock);
+	if (!atomic_read(&emu->users) && (emu->want & EMBM_EMU_MODE_SAMPLE)) {
+		emu->want &= ~EMBM_EMU_MODE_SAMPLE;
+		embm_emu_publish(emu);
+	}
+	mutex_unlock(&emu->publish_lock);
+}
+
+/**
+ * embm_emu_event_init() - check an event's attributes and take it
+ * @event: the event
+ *
+ * config: "load", "store" (at least one) and "rand" (if the plugin has
+ * EMBM_EMU_FEAT_RANDOM).  precise_ip up to 3: the IP is the access's.
+ * exclude_user and exclude_kernel select the privilege levels counted;
+ * the other exclude_* bits mean nothing in a TCG guest and are ignored.
+ * Sample types that need registers, a stack, a call chain or branch stack
+ * are refused, as is sigtrap: samples come up to EMBM_EMU_DRAIN_NS late.
+ *
+ * Context: process (perf_event_open(), a kernel counter's creation, or
+ * fork's inheritance); may sleep when the first event turns sampling on.
+ * Return: 0; -ENOENT for another PMU's event; -EINVAL for bad
+ * attributes; -EOPNOTSUPP for what it cannot do; -ENODEV for a CPU that
+ * has no slots; embm_emu_get()'s errors.
+ */
+static int embm_emu_event_init(struct perf_event *event)
+{
+	struct embm_emu *emu = embm_emu_of(event->pmu);
+	struct perf_event_attr *attr = &event->attr;
+	struct hw_perf_event *hwc = &event->hw;
+	u32 ctl = 0;
+	int err;
+
+	if (attr->type != event->pmu->type)
+		return -ENOENT;
+	if ((attr->config & ~EMBM_EMU_CFG_MASK) || attr->config1 || attr->config2 ||
+	    attr->config3 || !(attr->config & (EMBM_EMU_CFG_LOAD | EMBM_EMU_CFG_STORE)) ||
+	    (attr->exclude_user && attr->exclude_kernel))
+		return -EINVAL;
+	if ((attr->sample_type & EMBM_EMU_SAMPLE_UNSUPPORTED) || has_branch_stack(event) ||
+	    attr->sigtrap || attr->precise_ip > 3)
+		return -EOPNOTSUPP;
+	if ((attr->config & EMBM_EMU_CFG_RAND) && !(emu->layout.features & EMBM_EMU_FEAT_RANDOM))
+		return -EOPNOTSUPP;
+	if (event->cpu >= 0 && !cpumask_test_cpu(event->cpu, &emu->usable))
+		return -ENODEV;
+
+	if (attr->config & EMBM_EMU_CFG_LOAD)
+		ctl |= EMBM_EMU_SLOT_LOAD;
+	if (attr->config & EMBM_EMU_CFG_STORE)
+		ctl |= EMBM_EMU_SLOT_STORE;
+	if (attr->config & EMBM_EMU_CFG_RAND)
+		ctl |= EMBM_EMU_SLOT_RANDOM;
+	if (!attr->exclude_user)
+		ctl |= EMBM_EMU_SLOT_USER;
+	if (!attr->exclude_kernel)
+		ctl |= EMBM_EMU_SLOT_KERNEL;
+	hwc->config = ctl;
+	hwc->idx = -1;
+	if (!is_sampling_event(event)) {
+		hwc->sample_period = EMBM_EMU_COUNT_PERIOD;
+		hwc->last_period = hwc->sample_period;
+		local64_set(&hwc->period_left, hwc->sample_period);
+	}
+
+	err = embm_emu_get(emu);
+	if (err)
+		return err;
+	/* Only now: perf calls destroy when event_init fails too. */
+	event->destroy = embm_emu_event_destroy;
+	return 0;
+}
+
+PMU_FORMAT_ATTR(load, "config:0");
+PMU_FORMAT_ATTR(store, "config:1");
+PMU_FORMAT_ATTR(rand, "config:2");
+
+static struct attribute *embm_emu_format_attrs[] = {
+	&format_attr_load.attr,
+	&format_attr_store.attr,
+	&format_attr_rand.attr,
+	NULL,
+};
+
+static const struct attribute_group embm_emu_format_group = {
+	.name = "format",
+	.attrs = embm_emu_format_attrs,
+};
+
+PMU_EVENT_ATTR_STRING(loads, embm_emu_ev_loads, "load=1");
+PMU_EVENT_ATTR_STRING(stores, embm_emu_ev_stores, "store=1");
+PMU_EVENT_ATTR_STRING(accesses, embm_emu_ev_accesses, "load=1,store=1");
+
+static struct attribute *embm_emu_events_attrs[] = {
+	&embm_emu_ev_loads.attr.attr,
+	&embm_emu_ev_stores.attr.attr,
+	&embm_emu_ev_accesses.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group embm_emu_events_group = {
+	.name = "events",
+	.attrs = embm_emu_events_attrs,
+};
+
+static const struct attribute_group *embm_emu_attr_groups[] = {
+	&embm_emu_format_group,
+	&embm_emu_events_group,
+	NULL,
+};
+
+/* The sum of one counter of every CPU's stats, for sysfs.  Process context. */
+static u64 embm_emu_stat(size_t off)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*(u64 *)((void *)&per_cpu(embm_emu_pcpu, cpu).stats + off));
+	return sum;
+}
+
+static ssize_t embm_emu_stat_show(struct device *dev, struct device_attribute *attr,
+				  char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
+
+	return sysfs_emit(buf, "%llu\n", embm_emu_stat((uintptr_t)ea->var));
+}
+
+/* Each a sum of struct embm_emu_stats over the CPUs: at var, its offset. */
+static struct dev_ext_attribute embm_emu_stat_attrs[] = {
+	{ __ATTR(samples, 0444, embm_emu_stat_show, NULL),
+	  (void *)offsetof(struct embm_emu_stats, samples) },
+	{ __ATTR(lost, 0444, embm_emu_stat_show, NULL),
+	  (void *)offsetof(struct embm_emu_stats, lost) },
+	{ __ATTR(bad, 0444, embm_emu_stat_show, NULL),
+	  (void *)offsetof(struct embm_emu_stats, bad) },
+	{ __ATTR(stale, 0444, embm_emu_stat_show, NULL),
+	  (void *)offsetof(struct embm_emu_stats, stale) },
+	{ __ATTR(resyncs, 0444, embm_emu_stat_show, NULL),
+	  (void *)offsetof(struct embm_emu_stats, resyncs) },
+};
+
+static struct attribute *embm_emu_dev_attrs[] = {
+	&embm_emu_stat_attrs[0].attr.attr,
+	&embm_emu_stat_attrs[1].attr.attr,
+	&embm_emu_stat_attrs[2].attr.attr,
+	&embm_emu_stat_attrs[3].attr.attr,
+	&embm_emu_stat_attrs[4].attr.attr,
+	NULL,
+};
+
+static const struct attribute_group embm_emu_dev_group = {
+	.name = "embm_emu",
+	.attrs = embm_emu_dev_attrs,
+};
+
+static const struct attribute_group *embm_emu_dev_groups[] = {
+	&embm_emu_dev_group,
+	NULL,
+};
+
+/*
+ * Is @cpu QEMU's vCPU @cpu?  Its CPUID must ring its own doorbell once.
+ * Interrupts off around the CPUID, so that nothing else rings it.  On
+ * @cpu (CPU hotplug callback, its per-CPU thread).  Return: @cpu if so,
+ * else the first vCPU whose bell moved, or -1.
+ */
+static int embm_emu_vcpu_of(struct embm_emu *emu, unsigned int cpu)
+{
+	struct embm_emu_cpu *c = emu->base + emu->layout.cpu_off;
+	unsigned long flags;
+	u32 i, nr = emu->layout.nr_cpus;
+
+	local_irq_save(flags);
+	for (i = 0; i < nr; i++)
+		emu->bells[i] = READ_ONCE(c[i].bell);
+	embm_emu_doorbell();
+	for (i = 0; i < nr; i++)
+		emu->bells[i] = READ_ONCE(c[i].bell) - emu->bells[i];
+	local_irq_restore(flags);
+	if (emu->bells[cpu] == 1)
+		return cpu;
+	for (i = 0; i < nr; i++) {
+		if (emu->bells[i])
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * A CPU comes online (or is online at probe): check that it is the vCPU of
+ * its number, and take it.  A CPU that fails is left out (no slots),
+ * and fails the probe if it is online then.  CPU hotplug callback, on
+ * @cpu, process context.
+ */
+static int embm_emu_cpu_online(unsigned int cpu)
+{
+	struct embm_emu *emu = embm_emu_dev;
+	int vcpu;
+
+	if (cpu >= emu->layout.nr_cpus) {
+		pr_err("CPU %u: the plugin has %u vCPUs\n", cpu, emu->layout.nr_cpus);
+		return emu->probing ? -ENODEV : 0;
+	}
+	vcpu = embm_emu_vcpu_of(emu, cpu);
+	if (vcpu != cpu) {
+		if (vcpu < 0)
+			pr_err("CPU %u rang no vCPU's doorbell: is the plugin's CPUID callback there?\n",
+			       cpu);
+		else
+			pr_err("CPU %u is QEMU's vCPU %d: the guest's CPU numbers must be QEMU's vCPU indexes\n",
+			       cpu, vcpu);
+		return emu->probing ? -ENODEV : 0;
+	}
+	cpumask_set_cpu(cpu, &emu->usable);
+	return 0;
+}
+
+/* A CPU goes offline: perf removed its events already.  On @cpu. */
+static int embm_emu_cpu_offline(unsigned int cpu)
+{
+	cpumask_clear_cpu(cpu, &embm_emu_dev->usable);
+	return 0;
+}
+
+/* Point each CPU's state at its slots and ring.  Probe, process context. */
+static void embm_emu_init_pcpu(struct embm_emu *emu)
+{
+	struct embm_emu_layout *l = &emu->layout;
+	struct embm_emu_cpu *c = emu->base + l->cpu_off;
+	struct embm_emu_record *rings = emu->base + l->ring_off;
+	struct embm_emu_pcpu *pc;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		pc = per_cpu_ptr(&embm_emu_pcpu, cpu);
+		memset(pc, 0, sizeof(*pc));
+		pc->cpu = cpu;
+		hrtimer_init(&pc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		pc->timer.function = embm_emu_timer_fn;
+		if (cpu >= l->nr_cpus)
+			continue;
+		pc->shm = &c[cpu];
+		pc->ring = &rings[(u64)cpu * l->ring_records];
+		pc->ring_mask = l->ring_records - 1;
+		/* What is there is from before: skip it. */
+		pc->tail = READ_ONCE(c[cpu].head);
+		WRITE_ONCE(c[cpu].tail, pc->tail);
+		pc->lost = READ_ONCE(c[cpu].lost);
+		WRITE_ONCE(c[cpu].active, 0);
+	}
+}
+
+/*
+ * Map BAR 2 and check it is embm_emu's.  Probe, process context.  Return:
+ * 0; -ENODEV for another user of ivshmem, -EPROTO for another version,
+ * -EINVAL for a bad layout, -ENOMEM.
+ */
+static int embm_emu_map(struct embm_emu *emu)
+{
+	struct pci_dev *pdev = emu->pdev;
+	resource_size_t start = pci_resource_start(pdev, EMBM_EMU_BAR);
+	resource_size_t len = pci_resource_len(pdev, EMBM_EMU_BAR);
+	const char *why;
+	int err;
+
+	if (len < sizeof(struct embm_emu_header))
+		return -ENODEV;
+	emu->base = memremap(start, len, MEMREMAP_WB);
+	if (!emu->base)
+		return -ENOMEM;
+	emu->hdr = emu->base;
+	err = embm_emu_magic_ok(emu->hdr, len);
+	if (err == -EPROTO)
+		dev_err(&pdev->dev, "layout version %u, this kernel's is %u\n",
+			READ_ONCE(emu->hdr->version), EMBM_EMU_VERSION);
+	if (!err) {
+		err = embm_emu_check_layout(emu->hdr, len, &emu->layout, &why);
+		if (err)
+			dev_err(&pdev->dev, "bad layout: %s\n", why);
+	}
+	if (err) {
+		memunmap(emu->base);
+		emu->base = NULL;
+	}
+	return err;
+}
+
+/* Topology and the want bits to the plugin, at probe.  Process context. */
+static int embm_emu_first_publish(struct embm_emu *emu)
+{
+	int err;
+
+	get_online_mems();
+	mutex_lock(&emu->publish_lock);
+	embm_emu_topology(emu);
+	err = embm_emu_publish(emu);
+	mutex_unlock(&emu->publish_lock);
+	put_online_mems();
+	return err;
+}
+
+static int embm_emu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct embm_emu *emu;
+	int err;
+
+	if (embm_emu_dev)
+		return -EBUSY;
+	emu = kzalloc(sizeof(*emu), GFP_KERNEL);
+	if (!emu)
+		return -ENOMEM;
+	emu->pdev = pdev;
+	emu->mem_nb.notifier_call = embm_emu_mem_notify;
+	mutex_init(&emu->publish_lock);
+	INIT_DELAYED_WORK(&emu->idle_work, embm_emu_idle);
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		goto out_free;
+	err = pci_request_region(pdev, EMBM_EMU_BAR, "embm_emu");
+	if (err)
+		goto out_disable;
+	err = embm_emu_map(emu);
+	if (err)
+		goto out_release;
+	embm_emu_init_pcpu(emu);
+
+	/* Each online CPU's numbering, on the CPU, one at a time. */
+	embm_emu_dev = emu;
+	cpus_read_lock();
+	emu->probing = true;
+	err = cpuhp_setup_state_cpuslocked(CPUHP_AP_ONLINE_DYN, "perf/x86/embm_emu:online",
+					   embm_emu_cpu_online, embm_emu_cpu_offline);
+	emu->probing = false;
+	cpus_read_unlock();
+	if (err < 0) {
+		dev_err(&pdev->dev, "vCPU numbering check failed: not taking the device\n");
+		goto out_unmap;
+	}
+	emu->hp_state = err;
+
+	err = register_memory_notifier(&emu->mem_nb);
+	if (err)
+		goto out_cpuhp;
+	err = embm_emu_first_publish(emu);
+	if (err)
+		goto out_mem;
+
+	emu->pmu = (struct pmu){
+		.module		= THIS_MODULE,
+		.parent		= &pdev->dev,
+		.task_ctx_nr	= perf_hw_context,
+		.capabilities	= PERF_PMU_CAP_NO_NMI,
+		.attr_groups	= embm_emu_attr_groups,
+		.event_init	= embm_emu_event_init,
+		.add		= embm_emu_add,
+		.del		= embm_emu_del,
+		.start		= embm_emu_start,
+		.stop		= embm_emu_stop,
+		.read		= embm_emu_read,
+		.sched_task	= embm_emu_sched_task,
+	};
+	err = perf_pmu_register(&emu->pmu, "embm_emu", -1);
+	if (err)
+		goto out_mem;
+	WRITE_ONCE(embm_emu_type, emu->pmu.type);
+	pci_set_drvdata(pdev, emu);
+	dev_info(&pdev->dev,
+		 "perf PMU embm_emu (type %d): %u vCPUs, rings of %u records, %u ranges, features %#x\n",
+		 emu->pmu.type, emu->layout.nr_cpus, emu->layout.ring_records,
+		 emu->topo.nr_ranges, emu->layout.features);
+	return 0;
+
+out_mem:
+	unregister_memory_notifier(&emu->mem_nb);
+out_cpuhp:
+	cpuhp_remove_state(emu->hp_state);
+out_unmap:
+	embm_emu_dev = NULL;
+	memunmap(emu->base);
+out_release:
+	pci_release_region(pdev, EMBM_EMU_BAR);
+out_disable:
+	pci_disable_device(pdev);
+out_free:
+	kfree(emu);
+	return err;
+}
+
+/*
+ * The device goes (unbinding is suppressed: only a hot unplug).  perf
+ * cannot take a PMU away from events that use it: unplugging the device
+ * with events open is not supported.  Process context.
+ */
+static void embm_emu_remove(struct pci_dev *pdev)
+{
+	struct embm_emu *emu = pci_get_drvdata(pdev);
+
+	WRITE_ONCE(embm_emu_type, -ENODEV);
+	perf_pmu_unregister(&emu->pmu);
+	cancel_delayed_work_sync(&emu->idle_work);
+	unregister_memory_notifier(&emu->mem_nb);
+	cpuhp_remove_state(emu->hp_state);
+	embm_emu_dev = NULL;
+	memunmap(emu->base);
+	pci_release_region(pdev, EMBM_EMU_BAR);
+	pci_disable_device(pdev);
+	kfree(emu);
+}
+
+static const struct pci_device_id embm_emu_ids[] = {
+	{ PCI_DEVICE(EMBM_EMU_PCI_VENDOR, EMBM_EMU_PCI_DEVICE) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, embm_emu_ids);
+
+static struct pci_driver embm_emu_driver = {
+	.name		= "embm_emu",
+	.id_table	= embm_emu_ids,
+	.probe		= embm_emu_probe,
+	.remove		= embm_emu_remove,
+	.dev_groups	= embm_emu_dev_groups,
+	.driver		= {
+		.suppress_bind_attrs = true,
+	},
+};
+builtin_pci_driver(embm_emu_driver);
+
+#ifdef CONFIG_PERF_EVENTS_EMBM_EMU_KUNIT_TEST
+#include "embm_emu_kunit.h"
+#endif

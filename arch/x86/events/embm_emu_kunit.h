@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of embm_emu.c, included at the end of it (as mm/damon/tests/
+ * are) so that they reach its static functions.  The shared memory is a
+ * kmalloc()ed buffer: the layout checks, the ring's bounds, the checks of a
+ * record and its data source, and a drain of a corrupted ring run without
+ * the device.
+ */
+#ifndef _ARCH_X86_EVENTS_EMBM_EMU_KUNIT_H
+#define _ARCH_X86_EVENTS_EMBM_EMU_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/random.h>
+
+#define EMBM_EMU_T_CPUS		2
+#define EMBM_EMU_T_RING		8
+#define EMBM_EMU_T_PAGES	4
+
+/* A plugin's layout for 2 vCPUs, rings of 8, 4 watched pages: its size. */
+static u64 embm_emu_t_layout(struct embm_emu_header *h)
+{
+	u64 off = ALIGN(sizeof(*h), 64);
+
+	memset(h, 0, sizeof(*h));
+	h->magic = EMBM_EMU_MAGIC;
+	h->version = EMBM_EMU_VERSION;
+	h->nr_cpus = EMBM_EMU_T_CPUS;
+	h->ring_records = EMBM_EMU_T_RING;
+	h->max_pages = EMBM_EMU_T_PAGES;
+	h->cpu_off = off;
+	off += EMBM_EMU_T_CPUS * sizeof(struct embm_emu_cpu);
+	h->ring_off = off;
+	off += EMBM_EMU_T_CPUS * EMBM_EMU_T_RING * sizeof(struct embm_emu_record);
+	h->oracle_off = off;
+	off += EMBM_EMU_T_CPUS * sizeof(struct embm_emu_oracle);
+	h->space_off = off;
+	off += EMBM_EMU_T_CPUS * sizeof(struct embm_emu_space);
+	h->page_off = off;
+	off += EMBM_EMU_T_PAGES * sizeof(u64);
+	h->page_count_off = off;
+	off += EMBM_EMU_T_CPUS * EMBM_EMU_T_PAGES * 2 * sizeof(u64);
+	h->size = off;
+	return off;
+}
+
+/* Check the layout of @h against a BAR of @bar bytes; a refusal says why. */
+static int embm_emu_t_check(struct embm_emu_header *h, u64 bar)
+{
+	struct embm_emu_layout l;
+	const char *why = NULL;
+	int err;
+
+	err = embm_emu_check_layout(h, bar, &l, &why);
+	if (err && !why)
+		return -EFAULT;
+	return err;
+}
+
+static void embm_emu_layout_test(struct kunit *test)
+{
+	struct embm_emu_header *h;
+	struct embm_emu_layout l;
+	const char *why;
+	u64 size;
+
+	h = kunit_kzalloc(test, 256 * 1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	size = embm_emu_t_layout(h);
+	KUNIT_ASSERT_LE(test, size, 256 * 1024ULL);
+
+	/* The right magic and version, else not ours. */
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_magic_ok(h, size));
+	KUNIT_EXPECT_EQ(test, -ENODEV, embm_emu_magic_ok(h, sizeof(*h) - 1));
+	h->version = EMBM_EMU_VERSION + 1;
+	KUNIT_EXPECT_EQ(test, -EPROTO, embm_emu_magic_ok(h, size));
+	h->magic = 0;
+	KUNIT_EXPECT_EQ(test, -ENODEV, embm_emu_magic_ok(h, size));
+
+	size = embm_emu_t_layout(h);
+	KUNIT_ASSERT_EQ(test, 0, embm_emu_check_layout(h, size, &l, &why));
+	KUNIT_EXPECT_EQ(test, (u32)EMBM_EMU_T_CPUS, l.nr_cpus);
+	KUNIT_EXPECT_EQ(test, (u32)EMBM_EMU_T_RING, l.ring_records);
+	KUNIT_EXPECT_EQ(test, h->ring_off, l.ring_off);
+	/* The plugin's size may be less than the BAR's, not more. */
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_t_check(h, size + 4096));
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size - 1));
+
+	embm_emu_t_layout(h);
+	h->nr_cpus = 0;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	h->nr_cpus = EMBM_EMU_MAX_CPUS + 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+
+	embm_emu_t_layout(h);
+	h->ring_records = 6;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	h->ring_records = 0;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	h->ring_records = 1U << 31;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+
+	embm_emu_t_layout(h);
+	h->max_pages = U32_MAX;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+
+	/* Misaligned, in the header, wrapping around, overlapping, too long. */
+	embm_emu_t_layout(h);
+	h->cpu_off += 4;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	embm_emu_t_layout(h);
+	h->cpu_off = 0;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	embm_emu_t_layout(h);
+	h->ring_off = U64_MAX - 63;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	embm_emu_t_layout(h);
+	h->ring_off = h->cpu_off + sizeof(struct embm_emu_cpu);
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	embm_emu_t_layout(h);
+	h->page_off = h->oracle_off;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	embm_emu_t_layout(h);
+	h->page_count_off += 8;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	/* No watched pages: empty regions overlap nothing. */
+	embm_emu_t_layout(h);
+	h->max_pages = 0;
+	h->page_count_off = h->page_off;
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_t_check(h, size));
+}
+
+static void embm_emu_ring_test(struct kunit *test)
+{
+	u64 skipped;
+
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_emu_ring_avail(100, 100, 8, &skipped));
+	KUNIT_EXPECT_EQ(test, 0ULL, skipped);
+	KUNIT_EXPECT_EQ(test, 5ULL, embm_emu_ring_avail(105, 100, 8, &skipped));
+	KUNIT_EXPECT_EQ(test, 8ULL, embm_emu_ring_avail(108, 100, 8, &skipped));
+	/* Wrapped around 2^64: still 8 behind. */
+	KUNIT_EXPECT_EQ(test, 8ULL, embm_emu_ring_avail(3, -5ULL, 8, &skipped));
+	KUNIT_EXPECT_EQ(test, 0ULL, skipped);
+	/* More than a ring: resync, what was skipped is lost. */
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_emu_ring_avail(109, 100, 8, &skipped));
+	KUNIT_EXPECT_EQ(test, 9ULL, skipped);
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_emu_ring_avail(100 + (1ULL << 40), 100, 8, &skipped));
+	KUNIT_EXPECT_EQ(test, 0ULL, skipped);
+	/* The head behind the tail: no count to trust. */
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_emu_ring_avail(99, 100, 8, &skipped));
+	KUNIT_EXPECT_EQ(test, 0ULL, skipped);
+}
+
+/* A CPU's state over fake shared memory, with an event in slot 1. */
+struct embm_emu_t_cpu {
+	struct embm_emu_pcpu pc;
+	struct embm_emu_cpu shm;
+	struct embm_emu_record ring[EMBM_EMU_T_RING];
+	struct perf_event event;
+};
+
+static struct embm_emu_t_cpu *embm_emu_t_cpu(struct kunit *test)
+{
+	struct embm_emu_t_cpu *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->pc.shm = &t->shm;
+	t->pc.ring = t->ring;
+	t->pc.ring_mask = EMBM_EMU_T_RING - 1;
+	t->pc.cpu = -1;
+	t->event.hw.config = EMBM_EMU_SLOT_LOAD | EMBM_EMU_SLOT_USER | EMBM_EMU_SLOT_KERNEL;
+	t->event.hw.idx = 1;
+	t->pc.event[1] = &t->event;
+	t->pc.active = BIT(1);
+	t->pc.base[1] = 100;
+	return t;
+}
+
+static void embm_emu_record_test(struct kunit *test)
+{
+	struct embm_emu_t_cpu *t = embm_emu_t_cpu(test);
+	struct embm_emu_rec ok = {
+		.phys = 0x1000, .vaddr = 0x7f0000001000, .count = 101, .latency = 80,
+		.info = 1 | EMBM_EMU_REC_USER, .src = EMBM_EMU_SRC_LOCAL, .node = 0,
+	};
+	struct embm_emu_rec r;
+
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_OK, embm_emu_check_record(&t->pc, &ok));
+	r = ok;
+	r.node = NUMA_NO_NODE;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_OK, embm_emu_check_record(&t->pc, &r));
+	r.info = EMBM_EMU_REC_USER;	/* slot 0: no event */
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &r));
+
+	/* Out of bounds: corrupted. */
+	r = ok;
+	r.src = EMBM_EMU_SRC_NR;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r.src = 0xff;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r = ok;
+	r.node = -2;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r.node = nr_node_ids;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r.node = S32_MAX;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+
+	/* A store on a slot that counts loads, user mode on one that excludes it. */
+	r = ok;
+	r.info |= EMBM_EMU_REC_STORE;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	t->event.hw.config &= ~EMBM_EMU_SLOT_USER;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &ok));
+	r = ok;
+	r.info &= ~EMBM_EMU_REC_USER;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_OK, embm_emu_check_record(&t->pc, &r));
+	t->event.hw.config |= EMBM_EMU_SLOT_USER;
+
+	/* Of an earlier event in the slot, or of this one stopped. */
+	r = ok;
+	r.count = 100;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &r));
+	r.count = 3;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &r));
+	t->event.hw.state = PERF_HES_STOPPED;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &ok));
+	t->event.hw.state = 0;
+	t->pc.active = 0;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &ok));
+}
+
+/* The fields embm's embm_served_by() and perf report --mem-mode read. */
+static void embm_emu_data_src_test(struct kunit *test)
+{
+	static const struct {
+		unsigned int src;
+		u64 lvl_num;
+		u64 lvl;	/* a bit that must be in mem_lvl, 0: none */
+		bool remote;
+	} want[] = {
+		{ EMBM_EMU_SRC_L1, PERF_MEM_LVLNUM_L1, PERF_MEM_LVL_L1, false },
+		{ EMBM_EMU_SRC_L2, PERF_MEM_LVLNUM_L2, PERF_MEM_LVL_L2, false },
+		{ EMBM_EMU_SRC_L3, PERF_MEM_LVLNUM_L3, PERF_MEM_LVL_L3, false },
+		{ EMBM_EMU_SRC_LOCAL, PERF_MEM_LVLNUM_RAM, PERF_MEM_LVL_LOC_RAM, false },
+		{ EMBM_EMU_SRC_REMOTE, PERF_MEM_LVLNUM_RAM, PERF_MEM_LVL_REM_RAM1, true },
+		{ EMBM_EMU_SRC_FAR, PERF_MEM_LVLNUM_RAM, PERF_MEM_LVL_REM_RAM1, true },
+		{ EMBM_EMU_SRC_CXL, PERF_MEM_LVLNUM_CXL, 0, false },
+		{ EMBM_EMU_SRC_OTHER, PERF_MEM_LVLNUM_NA, PERF_MEM_LVL_NA, false },
+	};
+	union perf_mem_data_src d;
+	int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(want) != EMBM_EMU_SRC_NR);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		d.val = embm_emu_data_src(want[i].src, false, false);
+		KUNIT_EXPECT_EQ_MSG(test, want[i].lvl_num, (u64)d.mem_lvl_num, "src %d", i);
+		if (want[i].lvl)
+			KUNIT_EXPECT_TRUE_MSG(test, d.mem_lvl & want[i].lvl, "src %d", i);
+		/* A level that is served hits (embm: else unknown). */
+		KUNIT_EXPECT_EQ_MSG(test, want[i].src < EMBM_EMU_SRC_CXL,
+				    !!(d.mem_lvl & PERF_MEM_LVL_HIT), "src %d", i);
+		KUNIT_EXPECT_FALSE(test, d.mem_lvl & PERF_MEM_LVL_MISS);
+		KUNIT_EXPECT_EQ_MSG(test, want[i].remote, !!d.mem_remote, "src %d", i);
+		KUNIT_EXPECT_EQ(test, (u64)PERF_MEM_OP_LOAD, (u64)d.mem_op);
+		d.val = embm_emu_data_src(want[i].src, true, false);
+		KUNIT_EXPECT_EQ(test, (u64)PERF_MEM_OP_STORE, (u64)d.mem_op);
+	}
+	/* In no range: I/O if QEMU did it as I/O (MMIO). */
+	d.val = embm_emu_data_src(EMBM_EMU_SRC_OTHER, false, true);
+	KUNIT_EXPECT_EQ(test, (u64)PERF_MEM_LVLNUM_IO, (u64)d.mem_lvl_num);
+	/* CXL memory is I/O to QEMU: still CXL. */
+	d.val = embm_emu_data_src(EMBM_EMU_SRC_CXL, false, true);
+	KUNIT_EXPECT_EQ(test, (u64)PERF_MEM_LVLNUM_CXL, (u64)d.mem_lvl_num);
+	KUNIT_EXPECT_EQ(test, (u64)PERF_MEM_NA, embm_emu_data_src(EMBM_EMU_SRC_NR, false, false));
+}
+
+/*
+ * A ring full of garbage, a head far past the tail, lost going backwards:
+ * no record becomes a sample (slot 1's event has no ring buffer: only
+ * records that fail the checks are in the ring), the tail follows, the
+ * counts say what happened.
+ */
+static void embm_emu_drain_test(struct kunit *test)
+{
+	struct embm_emu_t_cpu *t = embm_emu_t_cpu(test);
+	struct embm_emu_pcpu *pc = &t->pc;
+	int i;
+
+	get_random_bytes(t->ring, sizeof(t->ring));
+	for (i = 0; i < EMBM_EMU_T_RING; i++) {
+		/* Never a sample: a bad source, or a stale count. */
+		if (i % 2)
+			t->ring[i].src = EMBM_EMU_SRC_NR + i;
+		else
+			t->ring[i].count = 0;
+	}
+	t->shm.head = 5;
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	KUNIT_EXPECT_EQ(test, 5ULL, pc->tail);
+	KUNIT_EXPECT_EQ(test, 5ULL, READ_ONCE(t->shm.tail));
+	KUNIT_EXPECT_EQ(test, 0ULL, pc->stats.samples);
+	KUNIT_EXPECT_EQ(test, 5ULL, pc->stats.bad + pc->stats.stale);
+
+	/* The budget: 3 of 8. */
+	t->shm.head = pc->tail + EMBM_EMU_T_RING;
+	embm_emu_drain(pc, 3);
+	KUNIT_EXPECT_EQ(test, 8ULL, pc->tail);
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	KUNIT_EXPECT_EQ(test, 13ULL, pc->tail);
+
+	/* Far ahead: resync, the gap lost. */
+	t->shm.head = pc->tail + 1000;
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	KUNIT_EXPECT_EQ(test, 1013ULL, pc->tail);
+	KUNIT_EXPECT_EQ(test, 1ULL, pc->stats.resyncs);
+	KUNIT_EXPECT_EQ(test, 1000ULL, pc->stats.lost);
+	KUNIT_EXPECT_EQ(test, 13ULL, pc->stats.bad + pc->stats.stale);
+
+	/* Behind, and far ahead: resync, nothing to count. */
+	t->shm.head = pc->tail - 1;
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	KUNIT_EXPECT_EQ(test, 1012ULL, pc->tail);
+	t->shm.head = pc->tail + (1ULL << 50);
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	KUNIT_EXPECT_EQ(test, 3ULL, pc->stats.resyncs);
+	KUNIT_EXPECT_EQ(test, 1000ULL, pc->stats.lost);
+
+	/* The plugin's lost: deltas, not a count that went backwards. */
+	t->shm.lost = 7;
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	KUNIT_EXPECT_EQ(test, 1007ULL, pc->stats.lost);
+	t->shm.lost = 2;
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	KUNIT_EXPECT_EQ(test, 1007ULL, pc->stats.lost);
+	t->shm.lost = 5;
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	KUNIT_EXPECT_EQ(test, 1010ULL, pc->stats.lost);
+	KUNIT_EXPECT_EQ(test, 0ULL, pc->stats.samples);
+	KUNIT_EXPECT_FALSE(test, pc->draining);
+}
+
+static void embm_emu_range_test(struct kunit *test)
+{
+	struct embm_emu_topo *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	/* Contiguous, same node and kind: one range; empty pieces: nothing. */
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_range_add(t, 0x1000, 0x9f000, 0, EMBM_EMU_KIND_DRAM));
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_range_add(t, 0x100000, 0x8000000, 0,
+						    EMBM_EMU_KIND_DRAM));
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_range_add(t, 0x8000000, 0x10000000, 0,
+						    EMBM_EMU_KIND_DRAM));
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_range_add(t, 0x10000000, 0x10000000, 1,
+						    EMBM_EMU_KIND_DRAM));
+	KUNIT_EXPECT_EQ(test, 2U, t->nr_ranges);
+	KUNIT_EXPECT_EQ(test, 0x10000000ULL, t->range[1].end);
+	/* Another node, or kind, is another range. */
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_range_add(t, 0x10000000, 0x18000000, 1,
+						    EMBM_EMU_KIND_DRAM));
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_range_add(t, 0x18000000, 0x20000000, 1,
+						    EMBM_EMU_KIND_CXL));
+	KUNIT_EXPECT_EQ(test, 4U, t->nr_ranges);
+	KUNIT_EXPECT_EQ(test, 0U, t->merged);
+
+	/* Full: a gap of the same node and kind is merged, another is refused. */
+	for (i = t->nr_ranges; i < EMBM_EMU_MAX_RANGES; i++)
+		KUNIT_EXPECT_EQ(test, 0, embm_emu_range_add(t, (u64)(i + 1) << 32,
+							    ((u64)(i + 1) << 32) + 4096, 2,
+							    EMBM_EMU_KIND_FAR));
+	KUNIT_EXPECT_EQ(test, (u32)EMBM_EMU_MAX_RANGES, t->nr_ranges);
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_range_add(t, 1ULL << 40, (1ULL << 40) + 4096, 2,
+						    EMBM_EMU_KIND_FAR));
+	KUNIT_EXPECT_EQ(test, 1U, t->merged);
+	KUNIT_EXPECT_EQ(test, (1ULL << 40) + 4096, t->range[EMBM_EMU_MAX_RANGES - 1].end);
+	KUNIT_EXPECT_EQ(test, -ENOSPC, embm_emu_range_add(t, 1ULL << 41, (1ULL << 41) + 4096,
+							  3, EMBM_EMU_KIND_FAR));
+	KUNIT_EXPECT_EQ(test, (u32)EMBM_EMU_MAX_RANGES, t->nr_ranges);
+}
+
+static void embm_emu_left_test(struct kunit *test)
+{
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	struct hw_perf_event *hwc;
+
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	hwc = &event->hw;
+	local64_set(&hwc->period_left, 30);
+	KUNIT_EXPECT_EQ(test, 30LL, embm_emu_left(hwc, 100));
+	local64_set(&hwc->period_left, 0);
+	KUNIT_EXPECT_EQ(test, 100LL, embm_emu_left(hwc, 100));
+	local64_set(&hwc->period_left, -20);
+	KUNIT_EXPECT_EQ(test, 80LL, embm_emu_left(hwc, 100));
+	local64_set(&hwc->period_left, -1000);
+	KUNIT_EXPECT_EQ(test, 100LL, embm_emu_left(hwc, 100));
+	/* A period made smaller (frequency mode): at most the new one. */
+	local64_set(&hwc->period_left, 5000);
+	KUNIT_EXPECT_EQ(test, 100LL, embm_emu_left(hwc, 100));
+	KUNIT_EXPECT_EQ(test, 100ULL, hwc->last_period);
+}
+
+static struct kunit_case embm_emu_test_cases[] = {
+	KUNIT_CASE(embm_emu_layout_test),
+	KUNIT_CASE(embm_emu_ring_test),
+	KUNIT_CASE(embm_emu_record_test),
+	KUNIT_CASE(embm_emu_data_src_test),
+	KUNIT_CASE(embm_emu_drain_test),
+	KUNIT_CASE(embm_emu_range_test),
+	KUNIT_CASE(embm_emu_left_test),
+	{}
+};
+
+static struct kunit_suite embm_emu_test_suite = {
+	.name = "embm_emu",
+	.test_cases = embm_emu_test_cases,
+};
+
+kunit_test_suite(embm_emu_test_suite);
+
+#endif /* _ARCH_X86_EVENTS_EMBM_EMU_KUNIT_H */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm source "emu": loads and stores sampled by QEMU's TCG plugin
+ *
+ * In a guest that QEMU runs under TCG with embm's plugin, the embm_emu
+ * PMU (embm_emu.c) samples every period-th load and every period-th store
+ * the guest executes, user and kernel mode, with the virtual and physical
+ * address.  The latency and the data source of a sample are the plugin's
+ * model (a latency per tier, a cache model if it has one), not a
+ * measurement: TCG has no caches and no timing.  The source ranks after
+ * the hardware PMUs (pebs, ibs), which a real machine has, and before the
+ * page faults, which see first touches only.
+ *
+ * The default periods: TCG runs some 50 to 200 million guest loads a
+ * second on a vCPU (memory-bound loops, with the plugin's countdown on
+ * every access, measured about 2x slower than without it: see
+ * /work/shared/reference/qemu-emu.md), stores a third to a half of that.
+ * At 10007 and 5003 a busy vCPU takes at most some 20,000 load and 20,000
+ * store samples a second, each a few microseconds of guest time to drain:
+ * well under perf's default perf_event_max_sample_rate (100,000/s) and
+ * a tenth of the vCPU at most.  Primes, so that strided loops do not
+ * alias with the period when the plugin cannot randomise it.
+ */
+
+#include <linux/embm.h>
+#include <linux/init.h>
+#include <linux/perf_event.h>
+#include <uapi/linux/embm_emu.h>
+#include <kunit/static_stub.h>
+
+#include "embm_emu.h"
+
+#define EMBM_EMU_LOAD_PERIOD	10007
+#define EMBM_EMU_STORE_PERIOD	5003
+
+#define EMBM_EMU_NO_DEVICE \
+	"no embm_emu device: QEMU with embm's TCG plugin (scripts/embm run)"
+
+/**
+ * embm_emu_src_type() - the perf type of the embm_emu PMU
+ *
+ * Context: any.
+ * Return: embm_emu_pmu_type(): the type, or -ENODEV without the device.
+ */
+static int embm_emu_src_type(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(embm_emu_src_type);
+	return embm_emu_pmu_type();
+}
+
+/**
+ * embm_emu_src_features() - what the plugin does
+ *
+ * Context: any.
+ * Return: embm_emu_features(): EMBM_EMU_FEAT_*, 0 without the device.
+ */
+static u32 embm_emu_src_features(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(embm_emu_src_features);
+	return embm_emu_features();
+}
+
+/**
+ * embm_emu_src_pmu_ok() - is @type embm_emu's?
+ * @type: a dynamic perf type
+ *
+ * embm_emu's event_init() checks no credentials of its own: perf's checks
+ * (perf_event_paranoid for kernel samples, CAP_PERFMON for physical
+ * addresses) are those embm makes (mm/embm/perm.c).
+ *
+ * Context: any.
+ * Return: true if @type is embm_emu's registered type.
+ */
+static bool embm_emu_src_pmu_ok(u32 type)
+{
+	int emu = embm_emu_src_type();
+
+	return emu >= PERF_TYPE_MAX && type == emu;
+}
+
+/**
+ * embm_emu_src_setup() - the load and store events of the emulated PMU
+ * @args:  the session's periods (set by embm on the events; ldlat unused)
+ * @descs: filled in
+ * @why:   set to the reason
+ *
+ * Randomised intervals ("rand") when the plugin has them.
+ *
+ * Context: process, at session start.
+ * Return: 2, or -EOPNOTSUPP without an embm_emu device.
+ */
+static int embm_emu_src_setup(const struct embm_source_args *args,
+			      struct embm_event_desc *descs, const char **why)
+{
+	int type = embm_emu_src_type();
+	u64 rand = embm_emu_src_features() & EMBM_EMU_FEAT_RANDOM ? EMBM_EMU_CFG_RAND : 0;
+	u64 sample_type = EMBM_SAMPLE_TYPE | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT;
+
+	if (type < PERF_TYPE_MAX) {
+		*why = EMBM_EMU_NO_DEVICE;
+		return -EOPNOTSUPP;
+	}
+	descs[0] = (struct embm_event_desc){
+		.name = "emu-loads",
+		.op = EMBM_OP_LOAD,
+		.attr = {
+			.type = type,
+			.config = EMBM_EMU_CFG_LOAD | rand,
+			.sample_type = sample_type,
+			.precise_ip = 3,
+		},
+	};
+	descs[1] = (struct embm_event_desc){
+		.name = "emu-stores",
+		.op = EMBM_OP_STORE,
+		.store = true,
+		.attr = {
+			.type = type,
+			.config = EMBM_EMU_CFG_STORE | rand,
+			.sample_type = sample_type,
+			.precise_ip = 3,
+		},
+	};
+	*why = rand ? "QEMU's TCG plugin samples every load and store (randomised periods)" :
+		      "QEMU's TCG plugin samples every load and store";
+	return 2;
+}
+
+static const struct embm_source embm_src_emu = {
+	.name		= "emu",
+	.rank		= 30,	/* after pebs and ibs, before page faults */
+	.period		= EMBM_EMU_LOAD_PERIOD,
+	.store_period	= EMBM_EMU_STORE_PERIOD,
+	.setup		= embm_emu_src_setup,
+	.semantics	=
+		"EMULATED: QEMU's TCG plugin counts every load and store the guest executes (user and kernel); samples: one load in period, one store in store_period; latency and data source (cache level, local or remote DRAM, CXL) are MODELLED by the plugin from the physical address's range, not measured; share: of accesses the model serves from memory",
+	.share_mem	= true,
+	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
+	.unit		= "accesses",
+	.blind		=
+		"real timing and caches: the latency and data source are a model; device DMA, page table walks and instruction fetches; samples reach perf up to a millisecond late (their time is when they were read)",
+	.pmu_ok		= embm_emu_src_pmu_ok,
+};
+
+/*
+ * Offer the source to embm whenever the driver is built: without the
+ * device (no plugin), its setup() says so.  Process context, at boot.
+ */
+static int __init embm_emu_src_init(void)
+{
+	return embm_register_source(&embm_src_emu);
+}
+device_initcall(embm_emu_src_init);
+
+#ifdef CONFIG_EMBM_KUNIT_TEST
+#include "embm_emu_source_kunit.h"
+#endif
