@@ -138,8 +138,16 @@ int emu_open(struct emu_dev *d)
 	d->size = st.st_size;
 	d->map = mmap(NULL, d->size, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, 0);
 	if (d->map == MAP_FAILED) {
+		int e = errno;
+
 		close(d->fd);
-		return fail("cannot map %s: %s", path, strerror(errno));
+		/* sysfs maps uncached: refused beside a driver's write-back map (PAT) */
+		if (e == EINVAL && d->driver_bound)
+			return fail("cannot map %s: %s: its kernel driver maps it write-back "
+				    "(dmesg's x86/PAT line); boot without the driver (the "
+				    "embm_emu PMU's: initcall_blacklist=embm_emu_driver_init)",
+				    path, strerror(e));
+		return fail("cannot map %s: %s", path, strerror(e));
 	}
 	d->hdr = d->map;
 	if (check_layout(d)) {

@@ -62,16 +62,18 @@ plugin_shm_size() {
 	echo "$p"
 }
 
-# plugin_qemu_args SHM CPUS [PLUGIN ARGS]: make the memory file SHM for CPUS
-# vCPUs and set PLUGIN_QARGS to the QEMU arguments of the device and the
-# plugin (shm=SHM, then the arguments).
+# plugin_qemu_args SHM CPUS [PLUGIN ARGS [BUS]]: make the memory file SHM for
+# CPUS vCPUs and set PLUGIN_QARGS to the QEMU arguments of the device and
+# the plugin (shm=SHM, then the arguments).  BUS: the PCI bus of the device
+# (pcie.0 on a q35 machine with CXL: QEMU would put it on the last bus
+# made, a pxb-cxl, which takes only bridges).
 plugin_qemu_args() {
-	local shm=$1 cpus=$2 args=${3:-} size
+	local shm=$1 cpus=$2 args=${3:-} bus=${4:-} size
 	size=$(plugin_shm_size "$cpus" "$args") || die "--emu-args: ring= and pages= take numbers"
 	truncate -s "$size" "$shm" || die "cannot make $shm"
 	PLUGIN_QARGS=(
 		-object "memory-backend-file,id=$PLUGIN_MEMDEV,share=on,mem-path=$shm,size=$size"
-		-device "ivshmem-plain,memdev=$PLUGIN_MEMDEV"
+		-device "ivshmem-plain,memdev=$PLUGIN_MEMDEV${bus:+,bus=$bus}"
 		-plugin "$PLUGIN_SO,shm=$shm${args:+,$args}"
 	)
 }

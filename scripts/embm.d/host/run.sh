@@ -250,7 +250,11 @@ run_guest() {
 		fi
 		plugin_build || die "cannot build the embm-emu plugin"
 		shm=$(mktemp /dev/shm/embm-emu.$$.XXXX) || die "cannot make a file in /dev/shm"
-		plugin_qemu_args "$shm" "$RUN_CPUS" "$emu_args"
+		if [ "$RUN_CXL" = 1 ]; then
+			plugin_qemu_args "$shm" "$RUN_CPUS" "$emu_args" pcie.0
+		else
+			plugin_qemu_args "$shm" "$RUN_CPUS" "$emu_args"
+		fi
 		RUN_QARGS+=("${PLUGIN_QARGS[@]}")
 	elif [ -n "$oracle$emu_args" ]; then
 		log "--oracle and --emu-args: ignored, the embm-emu plugin is off"
