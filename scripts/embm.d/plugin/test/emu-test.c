@@ -13,8 +13,10 @@
  *   emu-test fuzz [-l ROUNDS]
  *	garbage in every field of the shared memory, doorbells and accesses
  *	between: QEMU must live on and the plugin answer after.
- *   emu-test bench [-m none|idle|sample|oracle] [-l LOADS] [-p PERIOD] [-n NODE]
- *	times LOADS loads (ns a load): none needs no device.
+ *   emu-test bench [-m none|idle|wanted|sample|oracle] [-l LOADS] [-p PERIOD] [-n NODE]
+ *	times LOADS loads (ns a load): none needs no device; idle: the plugin
+ *	instruments nothing; wanted: sampling wanted, no slot on; sample: a
+ *	slot on this CPU with PERIOD, the ring drained; oracle: exact counts.
  *
  * Built static by scripts/embm.d/host/plugin.sh (plugin_build_test).
  */
@@ -528,17 +530,17 @@ static int cmd_bench(const char *mode, int node, uint64_t nloads, uint64_t perio
 	if (strcmp(mode, "none")) {
 		if (emu_open(&dev))
 			die("device");
-		if (!strcmp(mode, "sample"))
+		if (!strcmp(mode, "sample") || !strcmp(mode, "wanted"))
 			want = EMBM_EMU_MODE_SAMPLE;
 		else if (!strcmp(mode, "oracle"))
 			want = EMBM_EMU_MODE_ORACLE;
 		else if (strcmp(mode, "idle")) {
-			fprintf(stderr, "emu-test: -m none, idle, sample or oracle\n");
+			fprintf(stderr, "emu-test: -m none, idle, wanted, sample or oracle\n");
 			return 2;
 		}
 		if (emu_publish_topology(&dev) < 0 || emu_set_want(&dev, want, EMU_TIMEOUT_MS))
 			die("setup");
-		if (want & EMBM_EMU_MODE_SAMPLE) {
+		if (!strcmp(mode, "sample")) {
 			c = emu_cpu(&dev, 0);
 			c->slot[0].period = period;
 			c->slot[0].left = period;
@@ -591,7 +593,7 @@ int main(int argc, char **argv)
 		case 'm': mode = optarg; break;
 		default:
 			fprintf(stderr, "usage: emu-test check|fuzz|bench [-n NODE] [-l LOADS] "
-				"[-s STORES] [-p PERIOD] [-m none|idle|sample|oracle]\n");
+				"[-s STORES] [-p PERIOD] [-m none|idle|wanted|sample|oracle]\n");
 			return 2;
 		}
 	}
