@@ -347,10 +347,11 @@ static int cmd_check(int node, uint64_t nloads, uint64_t nstores, uint64_t perio
 		inbuf++;
 		if (rec->phys >> 12 != pfn[off >> 12] || (rec->phys & 4095) != (rec->vaddr & 4095) ||
 		    rec->node != node || rec->size_shift != 3 ||
-		    rec->src != (dev.hdr->range[r].kind == EMBM_EMU_KIND_CXL ? EMBM_EMU_SRC_CXL :
-				 dev.hdr->range[r].kind == EMBM_EMU_KIND_FAR ? EMBM_EMU_SRC_FAR :
-				 dev.hdr->cpu_node[cpu] == (uint32_t)node ? EMBM_EMU_SRC_LOCAL :
-				 EMBM_EMU_SRC_REMOTE) ||
+		    (((dev.hdr->features & EMBM_EMU_FEAT_CACHE) ? rec->src > EMBM_EMU_SRC_L3 : 1) &&
+		     rec->src != (dev.hdr->range[r].kind == EMBM_EMU_KIND_CXL ? EMBM_EMU_SRC_CXL :
+				  dev.hdr->range[r].kind == EMBM_EMU_KIND_FAR ? EMBM_EMU_SRC_FAR :
+				  dev.hdr->cpu_node[cpu] == (uint32_t)node ? EMBM_EMU_SRC_LOCAL :
+				  EMBM_EMU_SRC_REMOTE)) ||
 		    !rec->latency || rec->ip < (uintptr_t)do_loads ||
 		    rec->ip >= (uintptr_t)do_loads + 256) {
 			if (badrec < 3)
