@@ -134,7 +134,9 @@ struct embm_emu_lat {
  * @resets:	times the plugin re-instrumented the code.
  * @cpu_mhz:	the modelled clock, for cycles from nanoseconds.
  * @space_key:	the oracle's address spaces: the key of each (CR3 without
- *		the PCID and page table isolation bits), 0 for a free one;
+ *		the PCID and page table isolation bits, or an
+ *		EMBM_EMU_TASK() where the guest tells tasks apart), 0 for a
+ *		free one;
  *		the last, EMBM_EMU_OTHER_SPACE, counts all spaces past the
  *		others.
  * @lat:	the latency model, per EMBM_EMU_SRC_*.
@@ -215,6 +217,13 @@ struct embm_emu_slot {
  * @active:	guest: the mask of slots that are on (a fast check).
  * @pad:	zero.
  * @slot:	the slots.
+ * @task:	guest: the task running on this CPU, EMBM_EMU_TASK(tgid),
+ *		written at every context switch by a guest that tells tasks
+ *		apart (idle: EMBM_EMU_TASK(0)), else 0.  While it is not 0
+ *		the oracle's spaces of this vCPU are keyed by it instead of
+ *		by the address space: a kernel thread or the idle task that
+ *		borrows the last process's page tables is not counted as
+ *		that process.
  * @reserved:	zero; the struct is 256 bytes.
  */
 struct embm_emu_cpu {
@@ -226,8 +235,13 @@ struct embm_emu_cpu {
 	__u32 active;
 	__u32 pad;
 	struct embm_emu_slot slot[EMBM_EMU_SLOTS];
-	__u64 reserved[10];
+	__u64 task;
+	__u64 reserved[9];
 };
+
+/* embm_emu_cpu.task: an oracle key of a task group, never an address space's */
+#define EMBM_EMU_TASK_BIT	(1ULL << 63)
+#define EMBM_EMU_TASK(tgid)	(EMBM_EMU_TASK_BIT | (__u64)(tgid))
 
 /* embm_emu_record.info */
 #define EMBM_EMU_REC_SLOT_MASK	0x0003	/* the slot that sampled */

@@ -111,6 +111,7 @@ struct cfg {
 struct vcpu {
 	/* private */
 	uint64_t as_key;		/* CR3 without PCID/PTI bits */
+	uint64_t task;			/* the guest's cpu->task as last seen */
 	int space;			/* index in space_key, -1: look up */
 	uint32_t last_range;		/* sorted index of the last hit */
 	uint64_t rng;			/* xorshift64 state */
@@ -312,7 +313,7 @@ static int range_find(struct vcpu *v, uint64_t phys)
 /* The oracle's index of the vCPU's address space: found, or assigned. */
 static int space_index(struct vcpu *v)
 {
-	uint64_t key = v->as_key;
+	uint64_t key = v->task ? v->task : v->as_key;
 	int i, free_i = -1;
 
 	if (v->space >= 0)
@@ -365,7 +366,15 @@ static void oracle_count(struct vcpu *v, int ri, uint64_t phys, bool have_phys,
 			 bool user, bool store)
 {
 	uint32_t idx = ri < 0 ? EMBM_EMU_NO_RANGE : cur.range[ri].idx;
-	int k = user ? 0 : 1, s = space_index(v);
+	uint64_t task = __atomic_load_n(&v->cpu->task, __ATOMIC_RELAXED);
+	int k = user ? 0 : 1, s;
+
+	/* The guest's task tag, where it writes one, keys the spaces. */
+	if (task != v->task) {
+		v->task = task;
+		v->space = -1;
+	}
+	s = space_index(v);
 
 	v->oracle->acc[idx][k][store]++;
 	v->spaces->acc[s][idx][k][store]++;
