@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "emu_oracle.h"
 
 #define PAGE		4096UL
 #define LINE		64UL
@@ -63,6 +64,8 @@ static int hot_percent = 90;		/* --hot-percent: its share of the loads */
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
 static unsigned long long *touch_ns;	/* first touches' time, all threads; shared */
+static pid_t *pids;			/* [1 + nr_children]: each process; shared */
+static bool watch;			/* --watch: the oracle counts process 0's pages */
 
 /* @fmt is a string literal, checked by the compiler as fprintf()'s is. */
 #define fatal(fmt, ...)							\
@@ -119,6 +122,7 @@ struct slice {
 	size_t len[MAX_BUFFERS];
 	unsigned int seed;
 	pthread_barrier_t *ready;
+	pthread_barrier_t *touched;	/* --watch in process 0: pages mapped */
 };
 
 static uint64_t xorshift(uint64_t *s)
@@ -207,6 +211,10 @@ static void *worker(void *arg)
 		}
 	}
 	__atomic_add_fetch(touch_ns, (unsigned long long)((now() - t0) * 1e9), __ATOMIC_RELAXED);
+	if (s->touched) {
+		pthread_barrier_wait(s->touched);	/* process 0 watches its pages */
+		pthread_barrier_wait(s->touched);
+	}
 	pthread_barrier_wait(s->ready);
 
 	for (pass = 0; end ? now() < end : pass < passes; pass++) {
@@ -260,17 +268,52 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * --watch: the oracle of QEMU's embm-emu plugin counts the pages of these
+ * buffers, mapped now, one by one (the pages of the first 16384 or what
+ * the device has room for).
+ */
+static void watch_pages(char **base, int n)
+{
+	struct emu_dev dev;
+	uint64_t *pfn;
+	size_t total = 0, at = 0;
+	int b, ret;
+
+	for (b = 0; b < n; b++)
+		total += buffers[b].size / PAGE;
+	pfn = calloc(total, sizeof(*pfn));
+	if (!pfn)
+		fatal("out of memory");
+	if (emu_open(&dev))
+		fatal("--watch: %s", emu_error());
+	for (b = 0; b < n; b++) {
+		if (emu_pagemap(0, (uintptr_t)base[b], buffers[b].size, pfn + at))
+			fatal("--watch: %s", emu_error());
+		at += buffers[b].size / PAGE;
+	}
+	if (total > dev.hdr->max_pages)
+		total = dev.hdr->max_pages;
+	ret = emu_set_pages(&dev, pfn, total);
+	if (ret < 0 || emu_commit(&dev, EMU_TIMEOUT_MS))
+		fatal("--watch: %s", emu_error());
+	emu_close(&dev);
+	free(pfn);
+}
+
 /* One process: allocate, split among threads, run. */
 static void run_process(unsigned int id)
 {
 	struct slice *slices = calloc(nr_threads, sizeof(*slices));
 	pthread_t *threads = calloc(nr_threads, sizeof(*threads));
-	pthread_barrier_t ready;
+	char *base[MAX_BUFFERS];
+	pthread_barrier_t ready, touched;
 	int b, t;
 
 	if (!slices || !threads)
 		fatal("out of memory");
 	pthread_barrier_init(&ready, NULL, nr_threads);
+	pthread_barrier_init(&touched, NULL, nr_threads + 1);
 	for (b = 0; b < nr_buffers; b++) {
 		size_t pages = buffers[b].size / PAGE, per = pages / nr_threads;
 		char *p = numa_alloc_onnode(buffers[b].size, buffers[b].node);
@@ -280,6 +323,7 @@ static void run_process(unsigned int id)
 			      buffers[b].node);
 		if (madvise(p, buffers[b].size, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
 			fatal("madvise(%s): %m", huge ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
+		base[b] = p;
 		for (t = 0; t < nr_threads; t++) {
 			slices[t].base[b] = p + t * per * PAGE;
 			slices[t].len[b] = (t == nr_threads - 1 ? pages - t * per : per) * PAGE;
@@ -288,8 +332,14 @@ static void run_process(unsigned int id)
 	for (t = 0; t < nr_threads; t++) {
 		slices[t].seed = id * 1000 + t;
 		slices[t].ready = &ready;
+		slices[t].touched = watch && !id ? &touched : NULL;
 		if (pthread_create(&threads[t], NULL, worker, &slices[t]))
 			fatal("pthread_create failed");
+	}
+	if (watch && !id) {
+		pthread_barrier_wait(&touched);
+		watch_pages(base, nr_buffers);
+		pthread_barrier_wait(&touched);
 	}
 	for (t = 0; t < nr_threads; t++)
 		pthread_join(threads[t], NULL);
@@ -318,6 +368,10 @@ static void print(FILE *f, bool json, double secs)
 		fprintf(f, "\"processes\": %d, \"threads\": %d, \"elapsed_ms\": %.0f, ",
 			nr_children + 1, nr_threads, secs * 1000);
 		fprintf(f, "\"cpu_ms\": %.1f, \"touch_ms\": %.3f,\n", cpu_ms(), *touch_ns / 1e6);
+		fprintf(f, " \"pids\": [");
+		for (n = 0; n <= nr_children; n++)
+			fprintf(f, "%s%d", n ? ", " : "", pids[n]);
+		fprintf(f, "],\n");
 		fprintf(f, " \"nodes\": [\n");
 		for (n = 0; n < MAX_NODES; n++) {
 			struct counts *c = &shared[n];
@@ -333,8 +387,11 @@ static void print(FILE *f, bool json, double secs)
 		fprintf(f, "\n ]}\n");
 		return;
 	}
-	fprintf(f, "embm-bench: %s, %d process(es) x %d thread(s), %.3f s\n",
+	fprintf(f, "embm-bench: %s, %d process(es) x %d thread(s), %.3f s; pids",
 		pattern_names[pattern], nr_children + 1, nr_threads, secs);
+	for (n = 0; n <= nr_children; n++)
+		fprintf(f, " %d", pids[n]);
+	fprintf(f, "\n");
 	fprintf(f, "  node       pages     accesses        loads       stores\n");
 	for (n = 0; n < MAX_NODES; n++) {
 		struct counts *c = &shared[n];
@@ -368,6 +425,9 @@ static void print_usage(FILE *f)
 		"  -F, --first-touch HOW   write (default) or read: never-written memory maps the zero page\n"
 		"  -s, --sessions N        instead: time N embm_start() + embm_end() pairs on itself\n"
 		"  -d, --duration S        run passes for S seconds instead\n"
+		"  -w, --watch             the exact counts of QEMU's embm-emu plugin count the\n"
+		"                          pages of the first process's buffers (embm-oracle\n"
+		"                          show -P; root, in a guest booted with the plugin)\n"
 		"  -j, --json              print JSON, in embm-run's names\n"
 		"  -o, --output FILE       write to FILE, not stdout\n"
 		"  -h, --help              this text\n"
@@ -389,6 +449,7 @@ static const struct option opts[] = {
 	{ "sessions",	 required_argument,	NULL, 's' },
 	{ "duration",	 required_argument,	NULL, 'd' },
 	{ "json",	 no_argument,		NULL, 'j' },
+	{ "watch",	 no_argument,		NULL, 'w' },
 	{ "output",	 required_argument,	NULL, 'o' },
 	{ "help",	 no_argument,		NULL, 'h' },
 	{ "hot-pages",	 required_argument,	NULL, 'P' },
@@ -405,7 +466,7 @@ static void parse_args(int argc, char **argv, bool *json, const char **output)
 {
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "b:p:t:c:r:HF:s:d:jo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:p:t:c:r:HF:s:d:jwo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (nr_buffers == MAX_BUFFERS)
@@ -458,6 +519,9 @@ static void parse_args(int argc, char **argv, bool *json, const char **output)
 			break;
 		case 'j':
 			*json = true;
+			break;
+		case 'w':
+			watch = true;
 			break;
 		case 'o':
 			*output = optarg;
@@ -569,11 +633,14 @@ int main(int argc, char **argv)
 			fatal("buffer %d: fewer pages than threads", i);
 	}
 	out = open_output(output);
-	shared = mmap(NULL, MAX_NODES * sizeof(*shared) + sizeof(*touch_ns),
+	shared = mmap(NULL, MAX_NODES * sizeof(*shared) + sizeof(*touch_ns) +
+		      (nr_children + 1) * sizeof(*pids),
 		      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
 		fatal("mmap: %m");
 	touch_ns = (unsigned long long *)&shared[MAX_NODES];
+	pids = (pid_t *)(touch_ns + 1);
+	pids[0] = getpid();
 
 	t0 = now();
 	for (i = 0; i < nr_children; i++) {
@@ -584,6 +651,7 @@ int main(int argc, char **argv)
 			run_process(i + 1);
 			_exit(0);
 		}
+		pids[i + 1] = pid;
 	}
 	run_process(0);
 	while (wait(&status) > 0)
