@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * embm on real loads and stores, against an exact oracle: QEMU's embm-emu
+ * TCG plugin samples guest accesses for the embm_emu PMU (embm's "emu"
+ * source) and, on request, counts every access exactly per physical range,
+ * per task and per watched page.  The truth is read from the plugin's
+ * shared memory (tools/embm/emu_oracle.c), never from embm.
+ *
+ * Each test runs embm-run on embm-bench as a user would, at the default
+ * settings, then compares what /proc/embm says with the oracle's counts of
+ * the workload's own tasks (embm-bench prints its pids; the embm_emu
+ * driver tags each CPU's running task for the oracle).
+ *
+ * Skips without the plugin's device (a guest booted with --no-emu, or
+ * QEMU older than 10); needs root and CONFIG_EMBM.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "embm_util.h"
+#include "emu_oracle.h"
+
+#define PMU_DIR		"/sys/bus/event_source/devices/embm_emu"
+#define BENCH_JSON	"/tmp/embm-emu-bench.json"
+#define RUN_OUT		"/tmp/embm-emu-run.txt"
+#define MAX_PIDS	16
+#define SHARE_PP	1.0	/* the bound: 1 percentage point */
+#define HOT		32	/* the top pages compared */
+
+/* The oracle's counts of some tasks, per node: [node][0 loads, 1 stores]. */
+struct truth {
+	unsigned long long acc[EMBM_MAX_NODES][2];
+	unsigned long long all[2];
+	int kind[EMBM_MAX_NODES];	/* EMBM_EMU_KIND_*, -1: no range */
+};
+
+/* Run a shell command line; its status, or -1. */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "# %s\n", cmd);
+	st = system(cmd);
+	return st < 0 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+/* The "pids" of embm-bench's JSON: how many, or -1. */
+static int bench_pids(pid_t *pids, int max)
+{
+	char buf[8192], *p;
+	size_t len;
+	FILE *f = fopen(BENCH_JSON, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = 0;
+	p = strstr(buf, "\"pids\": [");
+	if (!p)
+		return -1;
+	p += strlen("\"pids\": [");
+	while (n < max && *p && *p != ']') {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			return -1;
+		pids[n++] = v;
+		p = end;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return n;
+}
+
+/*
+ * The oracle's counts of the tasks @pids (user and kernel mode), per node,
+ * from @snap.  Return: the tasks found among the oracle's spaces.
+ */
+static int truth_of(const struct emu_snapshot *snap, const pid_t *pids, int n,
+		    struct truth *t)
+{
+	int i, r, found = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < EMBM_MAX_NODES; i++)
+		t->kind[i] = -1;
+	for (r = 0; r < (int)snap->nr_ranges; r++)
+		if (snap->range[r].node < EMBM_MAX_NODES)
+			t->kind[snap->range[r].node] = snap->range[r].kind;
+	for (i = 0; i < n; i++) {
+		int s = emu_space_index(snap, EMBM_EMU_TASK(pids[i]));
+
+		if (s < 0)
+			continue;
+		found++;
+		for (r = 0; r < (int)snap->nr_ranges; r++) {
+			unsigned int node = snap->range[r].node;
+
+			for (int o = 0; o < 2; o++) {
+				unsigned long long a = snap->spaces[s][r][0][o] +
+						       snap->spaces[s][r][1][o];
+
+				if (node < EMBM_MAX_NODES)
+					t->acc[node][o] += a;
+				t->all[o] += a;
+			}
+		}
+	}
+	return found;
+}
+
+/* The oracle's counts of every task and none, per node, as truth_of(). */
+static void truth_all(const struct emu_snapshot *snap, struct truth *t)
+{
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	for (r = 0; r < EMBM_MAX_NODES; r++)
+		t->kind[r] = -1;
+	for (r = 0; r < (int)snap->nr_ranges; r++) {
+		unsigned int node = snap->range[r].node;
+
+		if (node >= EMBM_MAX_NODES)
+			continue;
+		t->kind[node] = snap->range[r].kind;
+		for (int o = 0; o < 2; o++) {
+			unsigned long long a = snap->ranges[r][0][o] + snap->ranges[r][1][o];
+
+			t->acc[node][o] += a;
+			t->all[o] += a;
+		}
+	}
+}
+
+/* @b - @a, node by node (the counts of a window). */
+static void truth_sub(struct truth *b, const struct truth *a)
+{
+	for (int n = 0; n < EMBM_MAX_NODES; n++)
+		for (int o = 0; o < 2; o++)
+			b->acc[n][o] -= a->acc[n][o];
+	for (int o = 0; o < 2; o++)
+		b->all[o] -= a->all[o];
+}
+
+static const char *kind_tier(int kind)
+{
+	return kind == EMBM_EMU_KIND_CXL ? "cxl" : kind == EMBM_EMU_KIND_FAR ? "far" : "dram";
+}
+
+/*
+ * Compare embm's node shares (/proc/embm/nodes, the last session's) with
+ * the oracle's counts @t: each node within SHARE_PP, and so its share of
+ * the loads and of the stores; the tier each node is reported in is the
+ * kind the oracle's ranges give it.  Return: the worst difference (pp).
+ */
+static double compare_shares(struct __test_metadata *_metadata, const struct truth *t,
+			     const char *what)
+{
+	static struct embm_node rows[EMBM_MAX_NODES];
+	unsigned long long sum_ld = 0, sum_st = 0, samples = 0;
+	unsigned long long total = t->all[0] + t->all[1];
+	double worst = 0;
+	int nr, i;
+
+	nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
+	ASSERT_GT(nr, 0);
+	ASSERT_GT(total, 0);
+	for (i = 0; i < nr; i++) {
+		sum_ld += rows[i].loads;
+		sum_st += rows[i].stores;
+		samples += rows[i].samples;
+	}
+	ksft_print_msg("%s: %llu samples; oracle %llu loads, %llu stores\n", what, samples,
+		       t->all[0], t->all[1]);
+	ksft_print_msg("  node tier  embm%%  oracle%%  loads%% (oracle)  stores%% (oracle)\n");
+	for (i = 0; i < nr; i++) {
+		int n = rows[i].node;
+		double truth = 100.0 * (t->acc[n][0] + t->acc[n][1]) / total;
+		double ld = sum_ld ? 100.0 * rows[i].loads / sum_ld : 0;
+		double st = sum_st ? 100.0 * rows[i].stores / sum_st : 0;
+		double tld = t->all[0] ? 100.0 * t->acc[n][0] / t->all[0] : 0;
+		double tst = t->all[1] ? 100.0 * t->acc[n][1] / t->all[1] : 0;
+
+		ksft_print_msg("  %4d %-5s %6.2f  %6.2f   %6.2f (%6.2f)   %6.2f (%6.2f)\n", n,
+			       rows[i].tier, rows[i].share, truth, ld, tld, st, tst);
+		worst = fmax(worst, fabs(rows[i].share - truth));
+		EXPECT_LE(fabs(rows[i].share - truth), SHARE_PP);
+		if (sum_ld && t->all[0])
+			EXPECT_LE(fabs(ld - tld), SHARE_PP);
+		if (sum_st && t->all[1])
+			EXPECT_LE(fabs(st - tst), SHARE_PP);
+		if (t->kind[n] >= 0)
+			EXPECT_STREQ(kind_tier(t->kind[n]), rows[i].tier);
+	}
+	return worst;
+}
+
+/* Nodes with memory, in @nodes; how many. */
+static int memory_nodes(int *nodes)
+{
+	static bool set[EMBM_MAX_NODES];
+	int n, nr = 0;
+
+	if (embm_read_nodelist("/sys/devices/system/node/has_memory", set))
+		return 0;
+	for (n = 0; n < EMBM_MAX_NODES; n++)
+		if (set[n])
+			nodes[nr++] = n;
+	return nr;
+}
+
+FIXTURE(emu) {
+	struct emu_dev dev;
+	bool open;
+	char source[64];
+	int nodes[EMBM_MAX_NODES];
+	int nr_nodes;
+	int kind[EMBM_MAX_NODES];
+};
+
+/* The oracle on, from zero: off, then on (want's other bits are kept). */
+static int oracle_restart(struct emu_dev *d)
+{
+	uint32_t want = d->hdr->want;
+
+	if (emu_set_want(d, want & ~EMBM_EMU_MODE_ORACLE, EMU_TIMEOUT_MS))
+		return -1;
+	return emu_set_want(d, d->hdr->want | EMBM_EMU_MODE_ORACLE, EMU_TIMEOUT_MS);
+}
+
+FIXTURE_SETUP(emu)
+{
+	struct emu_snapshot snap = { 0 };
+	int i, r;
+
+	self->open = false;
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (access(EMBM_PROC_DIR, F_OK))
+		SKIP(return, "no /proc/embm: a kernel without CONFIG_EMBM");
+	if (emu_open(&self->dev))
+		SKIP(return, "no embm-emu device (a guest without QEMU 10's plugin): %s",
+		     emu_error());
+	self->open = true;
+	ASSERT_EQ(0, access(PMU_DIR "/type", F_OK)) {
+		TH_LOG("the embm-emu device is there, the embm_emu PMU is not (driver?)");
+	}
+	ASSERT_EQ(0, embm_get_knob("source", self->source, sizeof(self->source)));
+	ASSERT_EQ(0, embm_set_knob("source", "auto"));
+	ASSERT_EQ(0, oracle_restart(&self->dev)) {
+		TH_LOG("oracle: %s", emu_error());
+	}
+	self->nr_nodes = memory_nodes(self->nodes);
+	ASSERT_GT(self->nr_nodes, 0);
+	ASSERT_EQ(0, emu_snapshot(&self->dev, &snap));
+	for (i = 0; i < self->nr_nodes; i++) {
+		self->kind[i] = -1;
+		for (r = 0; r < (int)snap.nr_ranges; r++)
+			if ((int)snap.range[r].node == self->nodes[i])
+				self->kind[i] = snap.range[r].kind;
+		ASSERT_GE(self->kind[i], 0) {
+			TH_LOG("node %d has memory but no range in the device", self->nodes[i]);
+		}
+	}
+	emu_snapshot_free(&snap);
+}
+
+FIXTURE_TEARDOWN(emu)
+{
+	if (!self->open)
+		return;
+	emu_set_want(&self->dev, self->dev.hdr->want & ~EMBM_EMU_MODE_ORACLE, EMU_TIMEOUT_MS);
+	if (self->source[0])
+		embm_set_knob("source", self->source);
+	emu_close(&self->dev);
+}
+
+/*
+ * embm-bench's -b options: a buffer on every node with memory, smaller
+ * where QEMU is slower (a memory-only node; CXL memory, which QEMU runs as
+ * I/O), scaled by @scale in KiB.
+ */
+static void buffers(FIXTURE_DATA(emu) *self, char *out, size_t size, unsigned int scale)
+{
+	size_t at = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < self->nr_nodes; i++) {
+		unsigned int kib = self->kind[i] == EMBM_EMU_KIND_CXL ? scale / 4 :
+				   self->kind[i] == EMBM_EMU_KIND_FAR ? scale / 2 : scale;
+
+		at += snprintf(out + at, size - at, " -b %uK@%d", kib, self->nodes[i]);
+	}
+}
+
+/* The session's source, from /proc/embm/status. */
+static void expect_source_emu(struct __test_metadata *_metadata)
+{
+	char src[64];
+
+	ASSERT_EQ(0, embm_status("source", src, sizeof(src)));
+	EXPECT_STREQ("emu", src);
+}
+
+/*
+ * One mix: embm-run on embm-bench (2 processes of 2 threads, a buffer on
+ * every node), then embm's shares against the oracle's counts of
+ * embm-bench's tasks.
+ */
+static void check_mix(FIXTURE_DATA(emu) *self, struct __test_metadata *_metadata,
+		      const char *pattern, int passes)
+{
+	struct emu_snapshot snap = { 0 };
+	struct truth t;
+	pid_t pids[MAX_PIDS];
+	char bufs[512];
+	int n;
+
+	buffers(self, bufs, sizeof(bufs), 1024);
+	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p %s -t 2 -c 1 -r %d -j -o %s%s",
+			 RUN_OUT, pattern, passes, BENCH_JSON, bufs));
+	expect_source_emu(_metadata);
+	n = bench_pids(pids, MAX_PIDS);
+	ASSERT_EQ(2, n);
+	ASSERT_EQ(0, emu_snapshot(&self->dev, &snap));
+	ASSERT_EQ(n, truth_of(&snap, pids, n, &t)) {
+		TH_LOG("the oracle has no counts for embm-bench's tasks: is the driver tagging them?");
+	}
+	emu_snapshot_free(&snap);
+	compare_shares(_metadata, &t, pattern);
+}
+
+TEST_F(emu, shares_seq_read)
+{
+	check_mix(self, _metadata, "seq-read", 200);
+}
+
+TEST_F(emu, shares_rand_read)
+{
+	check_mix(self, _metadata, "rand-read", 200);
+}
+
+TEST_F(emu, shares_write)
+{
+	check_mix(self, _metadata, "write", 200);
+}
+
+TEST_F(emu, shares_rmw)
+{
+	check_mix(self, _metadata, "rmw", 100);
+}
+
+struct page_count {
+	unsigned long long count;
+	uint64_t pfn;
+};
+
+static int by_count_desc(const void *a, const void *b)
+{
+	const struct page_count *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/*
+ * A known hot set: embm-bench's hot pattern makes 90% of its loads in 32
+ * pages of a buffer; the oracle counts every page of it (--watch).  embm's
+ * top 32 hot pages must hold at least 90% of the oracle's top 32.
+ */
+TEST_F(emu, hot_pages_recall)
+{
+	static struct embm_hot hot[256];
+	struct emu_snapshot snap = { 0 };
+	struct page_count *pages;
+	uint64_t top[HOT];
+	unsigned long long cnt[HOT] = { 0 };
+	int node = self->nodes[self->nr_nodes - 1], nr, i, j, hits = 0;
+
+	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p hot -t 1 -r 100 -w -j -o %s -b 4M@%d",
+			 RUN_OUT, BENCH_JSON, node));
+	expect_source_emu(_metadata);
+	ASSERT_EQ(0, emu_snapshot(&self->dev, &snap));
+	ASSERT_GE(snap.nr_pages, HOT);
+	/* The oracle's top HOT pages, by loads and stores. */
+	pages = calloc(snap.nr_pages, sizeof(*pages));
+	ASSERT_NE(NULL, pages);
+	for (i = 0; i < (int)snap.nr_pages; i++) {
+		pages[i].count = snap.page[i][0] + snap.page[i][1];
+		pages[i].pfn = snap.pfn[i];
+	}
+	qsort(pages, snap.nr_pages, sizeof(*pages), by_count_desc);
+	for (i = 0; i < HOT; i++) {
+		top[i] = pages[i].pfn;
+		cnt[i] = pages[i].count;
+	}
+	free(pages);
+	emu_snapshot_free(&snap);
+	nr = embm_proc_read_hot(EMBM_PROC_DIR, hot, 256);
+	ASSERT_GE(nr, HOT);
+	for (i = 0; i < HOT; i++)
+		for (j = 0; j < HOT; j++)
+			if (hot[i].pfn == top[j])
+				hits++;
+	ksft_print_msg("hot pages: embm's top %d hold %d of the oracle's top %d (%llu .. %llu accesses)\n",
+		       HOT, hits, HOT, cnt[0], cnt[HOT - 1]);
+	EXPECT_GE(hits * 10, HOT * 9);
+}
+
+/*
+ * Latency: embm-bench pinned to one CPU reads buffers on every node, so
+ * each node is one tier of the plugin's model from that CPU; embm's mean
+ * latency per node must be within 5% of the model's mean for the tier.
+ */
+TEST_F(emu, latency_per_tier)
+{
+	static struct embm_node rows[EMBM_MAX_NODES];
+	const struct embm_emu_header *h = self->dev.hdr;
+	unsigned int cpu_node = h->cpu_node[0];
+	char bufs[512];
+	int nr, i, src;
+
+	buffers(self, bufs, sizeof(bufs), 1024);
+	ASSERT_EQ(0, run("embm-run -o %s -- taskset -c 0 embm-bench -p seq-read -r 100%s",
+			 RUN_OUT, bufs));
+	expect_source_emu(_metadata);
+	nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
+	ASSERT_GT(nr, 0);
+	for (i = 0; i < nr; i++) {
+		int k = -1;
+		double model, got = rows[i].lat_mean;
+
+		for (int j = 0; j < self->nr_nodes; j++)
+			if (self->nodes[j] == rows[i].node)
+				k = self->kind[j];
+		if (k < 0)
+			continue;
+		src = k == EMBM_EMU_KIND_CXL ? EMBM_EMU_SRC_CXL :
+		      k == EMBM_EMU_KIND_FAR ? EMBM_EMU_SRC_FAR :
+		      (unsigned int)rows[i].node == cpu_node ? EMBM_EMU_SRC_LOCAL :
+		      EMBM_EMU_SRC_REMOTE;
+		model = h->lat[src].mean;
+		ksft_print_msg("node %d %s: embm %.0f cycles over %llu samples, model %.0f (sd %u)\n",
+			       rows[i].node, rows[i].tier, got, rows[i].lat_samples, model,
+			       h->lat[src].sd);
+		if (!rows[i].lat_samples)
+			continue;
+		EXPECT_LE(fabs(got - model), 0.05 * model);
+	}
+}
+
+/*
+ * Scope: a neighbour runs beside the target on another node.  A session
+ * on the target counts the target alone (its shares against the oracle's
+ * counts of its tasks); a system-wide one counts both (against every
+ * access the oracle saw in the session's window).
+ */
+TEST_F(emu, scope_process_and_system)
+{
+	struct emu_snapshot a = { 0 }, b = { 0 };
+	struct truth t, t0;
+	pid_t pids[MAX_PIDS];
+	int far = self->nodes[self->nr_nodes - 1], n;
+
+	if (self->nr_nodes < 2)
+		SKIP(return, "one node with memory");
+	/* The neighbour: on the last node, for longer than the target. */
+	ASSERT_EQ(0, run("embm-bench -p seq-read -d 30 -b 1M@%d >/dev/null 2>&1 & echo $! >/tmp/embm-emu-nb.pid",
+			 far));
+	sleep_ms(500);
+	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p seq-read -r 200 -j -o %s -b 1M@%d",
+			 RUN_OUT, BENCH_JSON, self->nodes[0]));
+	n = bench_pids(pids, MAX_PIDS);
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(0, emu_snapshot(&self->dev, &a));
+	ASSERT_EQ(1, truth_of(&a, pids, n, &t));
+	emu_snapshot_free(&a);
+	compare_shares(_metadata, &t, "per-process, neighbour on the last node");
+
+	/* System-wide, a window of 3 s: every task, and the kernel. */
+	ASSERT_EQ(0, emu_snapshot(&self->dev, &a));
+	ASSERT_EQ(0, run("embm-run -o %s --system --duration 3", RUN_OUT));
+	ASSERT_EQ(0, emu_snapshot(&self->dev, &b));
+	truth_all(&a, &t0);
+	truth_all(&b, &t);
+	truth_sub(&t, &t0);
+	emu_snapshot_free(&a);
+	emu_snapshot_free(&b);
+	compare_shares(_metadata, &t, "system-wide, target gone, neighbour running");
+	run("kill $(cat /tmp/embm-emu-nb.pid) 2>/dev/null");
+}
+
+TEST_HARNESS_MAIN
