@@ -30,6 +30,8 @@ struct oracle_args {
 	bool addr_given, len_given;
 	long timeout_ms;
 	const char *output;
+	int nr_tasks;		/* -k: show these tasks' counts only */
+	long tasks[64];
 };
 
 static void print_usage(FILE *f)
@@ -54,6 +56,8 @@ static void print_usage(FILE *f)
 		"Options:\n"
 		"  -s, --spaces       show: per address space (CR3) too\n"
 		"  -P, --pages        show: per watched page too\n"
+		"  -k, --tasks PID,.. show: the counts of these processes only (where the\n"
+		"                     embm_emu driver tags the running task)\n"
 		"  -d, --delta S      show: the counts of the next S seconds, not since 'on'\n"
 		"  -p, --pid PID      watch: the process (0: this one)\n"
 		"  -a, --addr ADDR    watch: the buffer's first byte (0x... for hex)\n"
@@ -65,14 +69,15 @@ static void print_usage(FILE *f)
 		"\n"
 		"Counts are exact (every guest load and store QEMU executes, user and\n"
 		"kernel, by the instruction's address half); nodes and kinds are what\n"
-		"'on' published from sysfs.  The kernel's embm_emu driver, when bound,\n"
-		"drives the same device: do not change it then.\n",
+		"'on' published from sysfs, or the embm_emu driver, when it is bound (it\n"
+		"keeps the oracle's bit when it changes what it needs).\n",
 		EMU_TIMEOUT_MS);
 }
 
 static const struct option opts[] = {
 	{ "spaces",	no_argument,		NULL, 's' },
 	{ "pages",	no_argument,		NULL, 'P' },
+	{ "tasks",	required_argument,	NULL, 'k' },
 	{ "delta",	required_argument,	NULL, 'd' },
 	{ "pid",	required_argument,	NULL, 'p' },
 	{ "addr",	required_argument,	NULL, 'a' },
@@ -99,10 +104,17 @@ static void parse_args(int argc, char **argv, struct oracle_args *a)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "sPd:p:a:l:Tt:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sPk:d:p:a:l:Tt:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': a->spaces = true; break;
 		case 'P': a->pages = true; break;
+		case 'k':
+			for (char *t = strtok(optarg, ","); t; t = strtok(NULL, ",")) {
+				if (a->nr_tasks == 64)
+					usage_error("--tasks: at most 64");
+				a->tasks[a->nr_tasks++] = parse_long("--tasks", t, 0, 1L << 30);
+			}
+			break;
 		case 'd':
 			a->delta = parse_seconds("--delta", optarg);
 			break;
@@ -271,7 +283,30 @@ static int cmd_show(struct emu_dev *d, const struct oracle_args *a, FILE *f)
 		fprintf(f, "exact accesses in %.3f s, all CPUs:\n", a->delta);
 	else
 		fprintf(f, "exact accesses since the oracle was turned on, all CPUs:\n");
-	acc_sub(acc, (const __u64 (*)[2][2])s1.ranges, (const __u64 (*)[2][2])s0.ranges);
+	if (a->nr_tasks) {
+		static emu_acc_t one;
+		int k, found = 0;
+
+		memset(acc, 0, sizeof(acc));
+		for (k = 0; k < a->nr_tasks; k++) {
+			int sp = emu_space_index(&s1, EMBM_EMU_TASK(a->tasks[k]));
+			unsigned int r, u, o;
+
+			if (sp < 0)
+				continue;
+			found++;
+			acc_sub(one, (const __u64 (*)[2][2])s1.spaces[sp],
+				(const __u64 (*)[2][2])s0.spaces[sp]);
+			for (r = 0; r <= EMBM_EMU_MAX_RANGES; r++)
+				for (u = 0; u < 2; u++)
+					for (o = 0; o < 2; o++)
+						acc[r][u][o] += one[r][u][o];
+		}
+		fprintf(f, "of %d task(s) of %d asked for (tasks the driver tagged):\n", found,
+			a->nr_tasks);
+	} else {
+		acc_sub(acc, (const __u64 (*)[2][2])s1.ranges, (const __u64 (*)[2][2])s0.ranges);
+	}
 	print_nodes(f, &s1, (const __u64 (*)[2][2])acc, "");
 	if (a->spaces) {
 		for (sp = 0; sp < EMBM_EMU_MAX_SPACES; sp++) {
@@ -356,7 +391,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog_name, emu_error());
 		return 1;
 	}
-	if (d.driver_bound && strcmp(a.cmd, "status") && strcmp(a.cmd, "show"))
+	if (d.driver_bound && strcmp(a.cmd, "status") && strcmp(a.cmd, "show") &&
+	    strcmp(a.cmd, "on") && strcmp(a.cmd, "off"))
 		fprintf(stderr, "%s: warning: a kernel driver has %s; changing it now\n",
 			prog_name, d.pci);
 	f = open_output(a.output);
@@ -372,7 +408,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(a.cmd, "on")) {
 		bool was_on = d.hdr->mode & EMBM_EMU_MODE_ORACLE;
 
-		ret = !a.no_topology && emu_publish_topology(&d) < 0 ? -1 :
+		/* A bound driver publishes the topology itself. */
+		ret = !a.no_topology && !d.driver_bound && emu_publish_topology(&d) < 0 ? -1 :
 		      emu_set_want(&d, d.hdr->want | EMBM_EMU_MODE_ORACLE, a.timeout_ms) ? -1 : 0;
 		if (!ret)
 			fprintf(f, "oracle on: %u ranges, %s\n", d.hdr->nr_ranges,
