@@ -321,6 +321,22 @@ t_qemu_version() {
 	fi
 }
 
+# The embm-emu plugin alone (the guest's embm_emu driver kept off, as the
+# check drives the device itself): the doorbell and the vCPU numbering,
+# exact counts, sampled records, a fuzzed guest.  Without QEMU 10, a skip
+# that says why.
+t_emu_check() {
+	local why
+
+	why=$(plugin_unavailable)
+	if [ -n "$why" ]; then
+		t_report skip "embm-emu plugin: $why"
+		return
+	fi
+	t_step "embm-emu plugin: doorbell, exact counts, records, a fuzzed guest (emu-check --quick)" \
+		cmd_emu_check --quick
+}
+
 cmd_test() {
 	local t0=$SECONDS
 	cmd_deps
@@ -364,6 +380,15 @@ cmd_test() {
 		t_boot embm-debug debug 1 -- run-tests
 	else
 		t_report fail "embm-debug: no kernel to boot"
+	fi
+	t_emu_check
+	# embm on the emulated PMU against its oracle, with a CXL node (the
+	# embm-y boot runs the same test on the three nodes without one).
+	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
+		t_boot embm-emu-cxl y 0 --cxl -- sh -c \
+			'cxl-online >/tmp/cxl.log 2>&1 || cat /tmp/cxl.log; run-tests /embm/bin/embm_emu_test'
+	else
+		t_report fail "embm-emu-cxl: no kernel to boot"
 	fi
 	# A CXL memory expander (q35, cxl-type3, kmem), on the debug kernel:
 	# memory onlined, offlined and removed under lockdep, KASAN, kmemleak.
