@@ -60,6 +60,7 @@
 #define EMBM_EMU_FEAT_CACHE	(1U << 1)	/* a cache model says hits */
 #define EMBM_EMU_FEAT_ORACLE	(1U << 2)	/* exact counts on request */
 #define EMBM_EMU_FEAT_RANDOM	(1U << 3)	/* randomised periods */
+#define EMBM_EMU_FEAT_CORRUPT	(1U << 4)	/* corrupts what it writes, for tests */
 
 /* embm_emu_range.kind: what a range's memory is, as the guest sees it */
 #define EMBM_EMU_KIND_DRAM	0	/* a node with CPUs */

@@ -24,6 +24,12 @@
  *   seed=N            seed of the random draws (default 1)
  *   cache=on|off      a small cache model says L1/L2/L3 hits (default off)
  *   verbose=on|off    log the registers and every change (-d plugin)
+ *   corrupt=N         a hostile device, for the guest driver's tests: about
+ *                     every N-th record written (0: never, the default),
+ *                     corrupt the record, the ring or the slot in one of
+ *                     the ways of corrupt_kinds[] below, in turn; counted
+ *                     and printed at exit (and to out=), and said by
+ *                     EMBM_EMU_FEAT_CORRUPT
  *
  * Doorbell: the guest's CPUID instruction.  While no slot is on and no
  * oracle counts (mode 0), only CPUID and "mov reg, %cr3" are instrumented.
@@ -108,6 +114,47 @@ struct cfg {
 	uint64_t *pages;		/* [max_pages], ascending */
 };
 
+/*
+ * What a corruption does, in turn; each is something a driver that trusts
+ * the shared memory would trip over.  The record is the one just written
+ * (the guest has not run since), the ring and slot those of the vCPU and
+ * the slot that wrote it.
+ */
+enum {
+	CORRUPT_RECORD,		/* random bytes in the whole record */
+	CORRUPT_SLOT,		/* the record's slot index another slot's */
+	CORRUPT_INFO,		/* load/store and user/kernel flipped, unknown bits */
+	CORRUPT_SRC,		/* src past EMBM_EMU_SRC_NR */
+	CORRUPT_NODE,		/* node out of range: huge, below -1 */
+	CORRUPT_SIZE,		/* size_shift past 3 */
+	CORRUPT_ADDR,		/* phys, vaddr and ip garbage */
+	CORRUPT_HEAD_AHEAD,	/* head more than a ring ahead of the tail */
+	CORRUPT_HEAD_BACK,	/* head behind the tail */
+	CORRUPT_LOST_DOWN,	/* lost decreasing */
+	CORRUPT_LOST_HUGE,	/* lost jumping by 2^32 or more */
+	CORRUPT_COUNT_BACK,	/* the slot's count going backwards */
+	CORRUPT_LEFT,		/* the slot's left garbage */
+	CORRUPT_BELL,		/* bell and bell_as garbage */
+	CORRUPT_NR
+};
+
+static const char *const corrupt_kinds[CORRUPT_NR] = {
+	[CORRUPT_RECORD]	= "record",
+	[CORRUPT_SLOT]		= "slot",
+	[CORRUPT_INFO]		= "info",
+	[CORRUPT_SRC]		= "src",
+	[CORRUPT_NODE]		= "node",
+	[CORRUPT_SIZE]		= "size_shift",
+	[CORRUPT_ADDR]		= "addr",
+	[CORRUPT_HEAD_AHEAD]	= "head_ahead",
+	[CORRUPT_HEAD_BACK]	= "head_back",
+	[CORRUPT_LOST_DOWN]	= "lost_down",
+	[CORRUPT_LOST_HUGE]	= "lost_huge",
+	[CORRUPT_COUNT_BACK]	= "count_back",
+	[CORRUPT_LEFT]		= "left",
+	[CORRUPT_BELL]		= "bell",
+};
+
 struct vcpu {
 	/* private */
 	uint64_t as_key;		/* CR3 without PCID/PTI bits */
@@ -116,6 +163,11 @@ struct vcpu {
 	uint32_t last_range;		/* sorted index of the last hit */
 	uint64_t rng;			/* xorshift64 state */
 	uint64_t records, lost, bells;
+	uint64_t corrupt_due;		/* records until the next corruption */
+	uint64_t corrupt_rng;		/* its own xorshift64: the sampling's
+					 * draws stay those of corrupt=0 */
+	unsigned int corrupt_next;	/* the kind of the next one */
+	uint64_t corrupted[CORRUPT_NR];	/* per kind */
 	GByteArray *buf;		/* register reads */
 	struct cache_level cache[3];
 	/* in the shared memory */
@@ -136,6 +188,7 @@ static uint8_t *shm;
 static uint64_t shm_size;
 static unsigned int ring_records = 4096, max_pages = 16384, mhz = 2000;
 static uint64_t seed = 1;
+static uint64_t corrupt_every;		/* corrupt=N; 0: never */
 static bool host_oracle, cache_on, verbose;
 static const char *out_path;
 static struct embm_emu_lat lat_cycles[EMBM_EMU_SRC_NR];
@@ -397,7 +450,8 @@ static uint64_t next_interval(struct vcpu *v, uint64_t period, uint32_t ctl)
 	return period ? period : 1;
 }
 
-static void sample(struct vcpu *v, unsigned int slot, uint64_t count,
+/* Write a record to the vCPU's ring; false if it was full (lost). */
+static bool sample(struct vcpu *v, unsigned int slot, uint64_t count,
 		   qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t ip,
 		   bool store, uint64_t phys, bool have_phys, bool io, int ri, int lvl)
 {
@@ -410,7 +464,7 @@ static void sample(struct vcpu *v, unsigned int slot, uint64_t count,
 	if (head - tail >= ring_records) {
 		c->lost++;
 		v->lost++;
-		return;
+		return false;
 	}
 	if (ri >= 0) {
 		const struct cfg_range *rg = &cur.range[ri];
@@ -445,6 +499,137 @@ static void sample(struct vcpu *v, unsigned int slot, uint64_t count,
 	r->reserved = 0;
 	__atomic_store_n(&c->head, head + 1, __ATOMIC_RELEASE);
 	v->records++;
+	return true;
+}
+
+/* ---- corrupt=N: a hostile device ---- */
+
+static uint64_t corrupt_rand(struct vcpu *v)
+{
+	uint64_t x = v->corrupt_rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	v->corrupt_rng = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* Records until the next corruption: from [N/2, 3N/2), at least 1. */
+static uint64_t corrupt_interval(struct vcpu *v)
+{
+	uint64_t n = corrupt_every / 2 + corrupt_rand(v) % corrupt_every;
+
+	return n ? n : 1;
+}
+
+/* An address no valid access has, or one of a plausible kind: garbage. */
+static uint64_t corrupt_addr(struct vcpu *v)
+{
+	uint64_t r = corrupt_rand(v);
+
+	switch (corrupt_rand(v) % 6) {
+	case 0:	 return r;					/* anything */
+	case 1:	 return (r | (1ULL << 63)) & ~(0xffffULL << 47);	/* non-canonical */
+	case 2:	 return 0;
+	case 3:	 return ~0ULL;
+	case 4:	 return 0xffffffff80000000ULL + (r & 0x7fffffff);	/* kernel text */
+	default: return r & (USER_TOP - 1);				/* user */
+	}
+}
+
+static void corrupt_one(struct vcpu *v, unsigned int slot, unsigned int kind)
+{
+	static const int32_t bad_node[] = {
+		MAX_NODE, MAX_NODE - 1, 64, INT32_MAX, INT32_MIN, -2, -1000,
+	};
+	struct embm_emu_cpu *c = v->cpu;
+	struct embm_emu_slot *sl = &c->slot[slot];
+	uint64_t head = c->head, x = corrupt_rand(v), *w;
+	struct embm_emu_record *r = &v->ring[(head - 1) & (ring_records - 1)];
+	unsigned int i;
+
+	switch (kind) {
+	case CORRUPT_RECORD:
+		w = (uint64_t *)r;
+		for (i = 0; i < sizeof(*r) / sizeof(*w); i++)
+			w[i] = corrupt_rand(v);
+		break;
+	case CORRUPT_SLOT:
+		r->info = (r->info & ~EMBM_EMU_REC_SLOT_MASK) |
+			  ((slot + 1 + x % (EMBM_EMU_SLOTS - 1)) & EMBM_EMU_REC_SLOT_MASK);
+		break;
+	case CORRUPT_INFO:
+		/* a load a store, user kernel, or both; unknown bits too */
+		r->info ^= x % 3 == 0 ? EMBM_EMU_REC_STORE :
+			   x % 3 == 1 ? EMBM_EMU_REC_USER :
+					EMBM_EMU_REC_STORE | EMBM_EMU_REC_USER;
+		r->info |= (x >> 8) & 0xffe0;
+		break;
+	case CORRUPT_SRC:
+		r->src = EMBM_EMU_SRC_NR + x % (256 - EMBM_EMU_SRC_NR);
+		break;
+	case CORRUPT_NODE:
+		r->node = x % 4 ? bad_node[x % (sizeof(bad_node) / sizeof(bad_node[0]))] :
+				  (int32_t)(x >> 32);
+		break;
+	case CORRUPT_SIZE:
+		r->size_shift = 4 + x % 252;
+		break;
+	case CORRUPT_ADDR:
+		r->phys = corrupt_addr(v);
+		r->vaddr = corrupt_addr(v);
+		r->ip = corrupt_addr(v);
+		break;
+	case CORRUPT_HEAD_AHEAD:
+		/* a ring and a bit, about 2^31, or 2^40 and more */
+		head += (uint64_t)ring_records + 1 +
+			(x % 3 == 0 ? (x >> 8) % ring_records :
+			 x % 3 == 1 ? (1ULL << 31) + (x >> 8) % (1ULL << 30) :
+				      (1ULL << 40) + (x >> 8));
+		__atomic_store_n(&c->head, head, __ATOMIC_RELEASE);
+		break;
+	case CORRUPT_HEAD_BACK:
+		head = c->tail - 1 - (x % 2 ? (x >> 8) % (2ULL * ring_records) : x >> 8);
+		__atomic_store_n(&c->head, head, __ATOMIC_RELEASE);
+		break;
+	case CORRUPT_LOST_DOWN:
+		c->lost -= 1 + x % 1000;
+		break;
+	case CORRUPT_LOST_HUGE:
+		c->lost += x % 2 ? (1ULL << 32) + (x >> 16) : x;
+		break;
+	case CORRUPT_COUNT_BACK:
+		sl->count = sl->count ? x % sl->count : 0;
+		break;
+	case CORRUPT_LEFT:
+		switch (x % 5) {
+		case 0:	 sl->left = INT64_MIN; break;
+		case 1:	 sl->left = INT64_MAX; break;
+		case 2:	 sl->left = -1 - (int64_t)((x >> 8) % 1000000); break;
+		case 3:	 sl->left = 0; break;
+		default: sl->left = (int64_t)corrupt_rand(v); break;
+		}
+		break;
+	case CORRUPT_BELL:
+		c->bell = corrupt_rand(v);
+		c->bell_as = corrupt_rand(v);
+		break;
+	}
+	v->corrupted[kind]++;
+}
+
+/* A record was written by @slot: corrupt something, about every N-th. */
+static void corrupt_tick(struct vcpu *v, unsigned int slot)
+{
+	unsigned int kind;
+
+	if (--v->corrupt_due)
+		return;
+	v->corrupt_due = corrupt_interval(v);
+	kind = v->corrupt_next;
+	v->corrupt_next = (kind + 1) % CORRUPT_NR;
+	corrupt_one(v, slot, kind);
 }
 
 static inline void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
@@ -458,6 +643,7 @@ static inline void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 	int ri = -1, lvl = 3;
 	unsigned int s;
 	int64_t left;
+	bool wrote;
 
 	if (vi >= nr_cpus)
 		return;
@@ -510,8 +696,12 @@ static inline void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 				ri = range_find(v, phys);
 			}
 		}
-		sample(v, s, sl->count, info, vaddr, ip, store, phys, have_phys, io, ri, lvl);
+		wrote = sample(v, s, sl->count, info, vaddr, ip, store, phys, have_phys, io,
+			       ri, lvl);
 		sl->left = next_interval(v, sl->period, ctl);
+		/* corrupt=N: the only cost it adds when off */
+		if (__builtin_expect(corrupt_every != 0, 0) && wrote)
+			corrupt_tick(v, s);
 	}
 }
 
@@ -636,7 +826,8 @@ static void publish_plugin_fields(void)
 	hdr->page_off = lay.page_off;
 	hdr->page_count_off = lay.page_count_off;
 	hdr->features = EMBM_EMU_FEAT_LATENCY | EMBM_EMU_FEAT_ORACLE | EMBM_EMU_FEAT_RANDOM |
-			(cache_on ? EMBM_EMU_FEAT_CACHE : 0);
+			(cache_on ? EMBM_EMU_FEAT_CACHE : 0) |
+			(corrupt_every ? EMBM_EMU_FEAT_CORRUPT : 0);
 	hdr->mode = mode;
 	hdr->cpu_mhz = mhz;
 	hdr->resets = resets;
@@ -872,6 +1063,26 @@ static const char *kind_name(uint32_t kind)
 	return kind <= EMBM_EMU_KIND_CXL ? names[kind] : "?";
 }
 
+/* corrupt=N: what it did, summed over the vCPUs, as one line. */
+static void write_corrupt(FILE *f)
+{
+	uint64_t sum[CORRUPT_NR] = { 0 }, total = 0, records = 0;
+	unsigned int c, k;
+
+	for (c = 0; c < nr_cpus; c++) {
+		records += vcpus[c].records;
+		for (k = 0; k < CORRUPT_NR; k++)
+			sum[k] += vcpus[c].corrupted[k];
+	}
+	for (k = 0; k < CORRUPT_NR; k++)
+		total += sum[k];
+	fprintf(f, "corrupt every %" PRIu64 ": %" PRIu64 " of %" PRIu64 " records:",
+		corrupt_every, total, records);
+	for (k = 0; k < CORRUPT_NR; k++)
+		fprintf(f, " %s %" PRIu64, corrupt_kinds[k], sum[k]);
+	fprintf(f, "\n");
+}
+
 /* The oracle as text: ranges, spaces, watched pages, counters. */
 static void write_oracle(FILE *f)
 {
@@ -935,6 +1146,8 @@ static void write_oracle(FILE *f)
 	}
 	fprintf(f, "plugin records %" PRIu64 " lost %" PRIu64 " resets %" PRIu64
 		" bells %" PRIu64 "\n", records, lost, resets, bells_total);
+	if (corrupt_every)
+		write_corrupt(f);
 }
 
 static void at_exit(qemu_plugin_id_t id, void *p)
@@ -943,6 +1156,10 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 
 	(void)id;
 	(void)p;
+	if (corrupt_every) {
+		fprintf(stderr, "embm-emu: ");
+		write_corrupt(stderr);
+	}
 	if (!out_path)
 		return;
 	f = fopen(out_path, "w");
@@ -1067,6 +1284,9 @@ static int parse_args(int argc, char **argv, const char **shm_path)
 		} else if (!strcmp(key, "verbose")) {
 			if (parse_bool(key, val, &verbose))
 				return -1;
+		} else if (!strcmp(key, "corrupt")) {
+			if (parse_u64(key, val, 0, 1000000000, &corrupt_every))
+				return -1;
 		} else {
 			for (s = 0; s < EMBM_EMU_SRC_NR; s++) {
 				if (lat_model[s].arg && !strcmp(key, lat_model[s].arg)) {
@@ -1077,8 +1297,9 @@ static int parse_args(int argc, char **argv, const char **shm_path)
 			}
 			if (!found) {
 				fprintf(stderr, "embm-emu: unknown argument '%s' (shm, ring, pages, "
-					"oracle, out, mhz, seed, cache, verbose, lat_l1, lat_l2, "
-					"lat_l3, lat_local, lat_remote, lat_far, lat_cxl)\n", key);
+					"oracle, out, mhz, seed, cache, verbose, corrupt, lat_l1, "
+					"lat_l2, lat_l3, lat_local, lat_remote, lat_far, lat_cxl)\n",
+					key);
 				return -1;
 			}
 		}
@@ -1180,6 +1401,12 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		v->rng = (seed + 1) * 0x9e3779b97f4a7c15ULL + i * 0xbf58476d1ce4e5b9ULL;
 		if (!v->rng)
 			v->rng = 1;
+		v->corrupt_rng = v->rng ^ 0x94d049bb133111ebULL;
+		if (!v->corrupt_rng)
+			v->corrupt_rng = 1;
+		v->corrupt_next = i % CORRUPT_NR;
+		if (corrupt_every)
+			v->corrupt_due = corrupt_interval(v);
 		v->cpu = (void *)(shm + lay.cpu_off) + i * sizeof(struct embm_emu_cpu);
 		v->ring = (void *)(shm + lay.ring_off +
 				   (uint64_t)i * ring_records * sizeof(struct embm_emu_record));
@@ -1201,5 +1428,9 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	if (verbose)
 		say("embm-emu: %u vCPUs, %s (%" PRIu64 " bytes, layout %" PRIu64 "), mode %u\n",
 		    nr_cpus, shm_path, shm_size, need, mode);
+	if (corrupt_every)
+		fprintf(stderr, "embm-emu: corrupt=%" PRIu64 ": after about one record in %"
+			PRIu64 " written, its ring or slot is corrupted\n",
+			corrupt_every, corrupt_every);
 	return 0;
 }
