@@ -117,8 +117,8 @@ struct cfg {
 /*
  * What a corruption does, in turn; each is something a driver that trusts
  * the shared memory would trip over.  The record is the one just written
- * (the guest has not run since), the ring and slot those of the vCPU and
- * the slot that wrote it.
+ * (the guest has not run since), the ring the vCPU's, the slot any slot
+ * that is on (a counting one too), else the one that wrote the record.
  */
 enum {
 	CORRUPT_RECORD,		/* random bytes in the whole record */
@@ -132,8 +132,8 @@ enum {
 	CORRUPT_HEAD_BACK,	/* head behind the tail */
 	CORRUPT_LOST_DOWN,	/* lost decreasing */
 	CORRUPT_LOST_HUGE,	/* lost jumping by 2^32 or more */
-	CORRUPT_COUNT_BACK,	/* the slot's count going backwards */
-	CORRUPT_LEFT,		/* the slot's left garbage */
+	CORRUPT_COUNT_BACK,	/* a slot's count going backwards */
+	CORRUPT_LEFT,		/* a slot's left garbage */
 	CORRUPT_BELL,		/* bell and bell_as garbage */
 	CORRUPT_NR
 };
@@ -538,13 +538,26 @@ static uint64_t corrupt_addr(struct vcpu *v)
 	}
 }
 
+/* A slot that is on, at random; @slot if none is. */
+static unsigned int corrupt_slot(struct vcpu *v, unsigned int slot)
+{
+	uint32_t on = v->cpu->active & SLOT_BITS;
+	unsigned int n = __builtin_popcount(on), k;
+
+	if (!n)
+		return slot;
+	for (k = corrupt_rand(v) % n; k; k--)
+		on &= on - 1;
+	return __builtin_ctz(on);
+}
+
 static void corrupt_one(struct vcpu *v, unsigned int slot, unsigned int kind)
 {
 	static const int32_t bad_node[] = {
 		MAX_NODE, MAX_NODE - 1, 64, INT32_MAX, INT32_MIN, -2, -1000,
 	};
 	struct embm_emu_cpu *c = v->cpu;
-	struct embm_emu_slot *sl = &c->slot[slot];
+	struct embm_emu_slot *sl = &c->slot[corrupt_slot(v, slot)];
 	uint64_t head = c->head, x = corrupt_rand(v), *w;
 	struct embm_emu_record *r = &v->ring[(head - 1) & (ring_records - 1)];
 	unsigned int i;
