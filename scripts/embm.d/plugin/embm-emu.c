@@ -20,7 +20,7 @@
  *   out=FILE          write the oracle's counts to FILE at exit
  *   lat_l1=NS[:SD] lat_l2 lat_l3 lat_local lat_remote lat_far lat_cxl
  *                     the latency model per data source (lat_model below)
- *   mhz=N             the modelled core clock, for cycles (default 2000)
+ *   mhz=N             the modelled core clock, for cycles (default 3000)
  *   seed=N            seed of the random draws (default 1)
  *   cache=on|off      a small cache model says L1/L2/L3 hits (default off)
  *   verbose=on|off    log the registers and every change (-d plugin)
@@ -67,8 +67,22 @@ int qemu_plugin_version = EMBM_QEMU_PLUGIN_VERSION;
 /*
  * The latency model, in nanoseconds: mean and standard deviation (-1: a
  * tenth of the mean) of each data source, as the records' @latency and
- * embm_emu_header.lat report them (in cycles at mhz=).  PLACEHOLDERS, to
- * be replaced by cited figures; each can be set with its argument.
+ * embm_emu_header.lat report them (in cycles at mhz=, 3 GHz by default:
+ * the fixed clock of the Sapphire Rapids measured in [C&C]).  Each can be
+ * set with its argument.  The means are idle load-to-use latencies
+ * published for the servers embm is for; the spread is modelled, not
+ * published.  Sources (Documentation/admin-guide/mm/embm.rst, "The
+ * emulated source", has the full list):
+ *   local 115	Xeon Platinum 8480+ (SPR), DDR5-4800, unloaded: 115.0-117.2
+ *		ns (Mess benchmark results, bsc-mem/Mess-Results, MN5-GPP)
+ *   remote 200	2x EPYC 9224 (Genoa), Intel MLC idle latency to the other
+ *		socket's DRAM: 199.0-200.7 ns (no Intel remote-socket DRAM
+ *		figure was found)
+ *   far 200	a memory-only node that is not CXL: as remote DRAM
+ *   cxl 250	Melody (ASPLOS'25): CXL memory 214-394 ns on SPR/EMR hosts,
+ *		214-271 ns for the locally attached ASIC expanders
+ *   L1 2, L2 5, L3 33: SPR's 5 and 16 cycles and ~33 ns ([C&C]: Chips
+ *		and Cheese, "Sapphire Rapids: Golden Cove Hits Servers")
  */
 static struct {
 	const char *arg;
@@ -76,12 +90,12 @@ static struct {
 	int sd_ns;
 } lat_model[EMBM_EMU_SRC_NR] = {
 	[EMBM_EMU_SRC_L1]	= { "lat_l1",		2,	-1 },
-	[EMBM_EMU_SRC_L2]	= { "lat_l2",		7,	-1 },
-	[EMBM_EMU_SRC_L3]	= { "lat_l3",		25,	-1 },
-	[EMBM_EMU_SRC_LOCAL]	= { "lat_local",	110,	-1 },
-	[EMBM_EMU_SRC_REMOTE]	= { "lat_remote",	190,	-1 },
-	[EMBM_EMU_SRC_FAR]	= { "lat_far",		190,	-1 },
-	[EMBM_EMU_SRC_CXL]	= { "lat_cxl",		270,	-1 },
+	[EMBM_EMU_SRC_L2]	= { "lat_l2",		5,	-1 },
+	[EMBM_EMU_SRC_L3]	= { "lat_l3",		33,	-1 },
+	[EMBM_EMU_SRC_LOCAL]	= { "lat_local",	115,	-1 },
+	[EMBM_EMU_SRC_REMOTE]	= { "lat_remote",	200,	-1 },
+	[EMBM_EMU_SRC_FAR]	= { "lat_far",		200,	-1 },
+	[EMBM_EMU_SRC_CXL]	= { "lat_cxl",		250,	-1 },
 	[EMBM_EMU_SRC_OTHER]	= { NULL,		0,	0 },	/* MMIO: no model */
 };
 
@@ -186,7 +200,7 @@ static struct embm_emu_header lay;	/* the offsets, as laid out: the guest
 					 * can overwrite hdr's */
 static uint8_t *shm;
 static uint64_t shm_size;
-static unsigned int ring_records = 4096, max_pages = 16384, mhz = 2000;
+static unsigned int ring_records = 4096, max_pages = 16384, mhz = 3000;
 static uint64_t seed = 1;
 static uint64_t corrupt_every;		/* corrupt=N; 0: never */
 static bool host_oracle, cache_on, verbose;
