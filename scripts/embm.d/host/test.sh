@@ -397,6 +397,16 @@ cmd_test() {
 	else
 		t_report fail "embm-cxl: no kernel to boot"
 	fi
+	# A hostile device: the plugin corrupts about one record in 200 (every
+	# field, in turn), on the debug kernel, with perf beside embm.
+	if [ -f "$EMBM_BUILD/obj-debug/arch/x86/boot/bzImage" ]; then
+		local a perf_adds=()
+		for a in $(bench_perf_adds); do perf_adds+=(--add "$a"); done
+		t_boot embm-emu-corrupt debug 0 --emu-args corrupt=200 "${perf_adds[@]}" -- \
+			run-tests /embm/bin/embm_emu_corrupt_test.sh
+	else
+		t_report fail "embm-emu-corrupt: no kernel to boot"
+	fi
 	# The bench, short: it runs, perf record runs beside embm, periods hold.
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
 		t_step "scripts/embm bench --quick: embm and perf record, samples = faults / period" \
