@@ -29,6 +29,12 @@
  *    tier, the node of each CPU) and rings the doorbell, a CPUID
  *    instruction; it republishes the ranges when memory goes online or
  *    offline, so that a CXL region kmem onlines later is a range too.
+ *  - it tags each CPU with the task group that runs (embm_emu_cpu.task),
+ *    so that the plugin's exact counts, when a tool turns them on, are
+ *    per process as a perf event's are: at every context switch where
+ *    the kernel has tracepoints (sched_switch), else at the switches of
+ *    the tasks that have embm_emu events and on the CPUs that have
+ *    per-CPU ones (pmu->sched_task), the others untagged (0).
  *
  * Everything in the shared memory is taken as untrusted device memory:
  * the layout is checked once at probe and kept in the driver, every field
@@ -68,9 +74,12 @@
 #include <linux/pci.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
+#include <trace/events/sched.h>
 #include <uapi/linux/embm_emu.h>
 #include <asm/cpuid.h>
 #include <asm/perf_event.h>
@@ -102,6 +111,7 @@
 #define EMBM_EMU_MAX_RING	BIT(20)		/* records in a ring */
 #define EMBM_EMU_MAX_WATCHED	BIT(20)		/* watched pages */
 #define EMBM_EMU_MAX_LOST	BIT_ULL(32)	/* a larger jump of lost is corruption */
+#define EMBM_EMU_MAX_DELTA	BIT_ULL(48)	/* so is one of a slot's count */
 
 #define EMBM_EMU_PUBLISH_MS	1000	/* the plugin takes a change in this */
 #define EMBM_EMU_IDLE_MS	1000	/* sampling off this long after the last event */
@@ -178,6 +188,8 @@ struct embm_emu_stats {
  * @period:	each slot's period as last written
  * @active:	slots on (mirrored in @shm->active)
  * @sampling:	slots whose event samples (not only counts)
+ * @task:	the task tag (EMBM_EMU_TASK()) of the task that runs, 0 if
+ *		none (mirrored in @shm->task but while draining)
  * @tail:	records taken from the ring (mirrored in @shm->tail)
  * @lost:	@shm->lost when last read
  * @draining:	a drain runs: pmu->stop and pmu->start called from within
@@ -199,6 +211,7 @@ struct embm_emu_pcpu {
 	u64 period[EMBM_EMU_SLOTS];
 	u32 active;
 	u32 sampling;
+	u64 task;
 	u64 tail;
 	u64 lost;
 	bool draining;
@@ -560,6 +573,39 @@ static enum embm_emu_rec_check embm_emu_check_record(const struct embm_emu_pcpu 
 static void embm_emu_stop(struct perf_event *event, int flags);
 
 /*
+ * Tell the plugin which slots are on, and which task runs: no slot and no
+ * task while a drain runs, as a PMU frozen in its interrupt handler, so
+ * that the drain's own accesses (perf writing the samples) are neither
+ * counted nor sampled, nor counted by the plugin's oracle as the task's
+ * (0: keyed by the address space).  @pc's CPU, interrupts off.
+ */
+static void embm_emu_sync(struct embm_emu_pcpu *pc)
+{
+	WRITE_ONCE(pc->shm->active, pc->draining ? 0 : pc->active);
+	WRITE_ONCE(pc->shm->task, pc->draining ? 0 : pc->task);
+}
+
+/* Tag @pc's CPU with @task's group, NULL: untagged.  @pc's CPU, atomic. */
+static void embm_emu_tag(struct embm_emu_pcpu *pc, struct task_struct *task)
+{
+	if (!pc->shm)
+		return;
+	pc->task = task ? EMBM_EMU_TASK(task->tgid) : 0;
+	embm_emu_sync(pc);
+}
+
+/*
+ * The sched_switch tracepoint, where the kernel has tracepoints: tag this
+ * CPU with the task group that runs next, idle as EMBM_EMU_TASK(0).  The
+ * scheduler's context: interrupts off, the runqueue locked.
+ */
+static void embm_emu_switch(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
+{
+	embm_emu_tag(this_cpu_ptr(&embm_emu_pcpu), next);
+}
+
+/*
  * Write a new period of @slot's running event: perf changed
  * hwc->sample_period (frequency mode, or perf_event_period()).  The
  * plugin takes it at its next reload.  @pc's CPU, interrupts off.
@@ -650,8 +696,9 @@ static struct perf_event *embm_emu_lost_event(const struct embm_emu_pcpu *pc)
  * dropped (embm_emu_cpu.lost) and those a resync skipped are logged as
  * lost samples (PERF_RECORD_LOST_SAMPLES) on the first sampling event on,
  * as a PMU that drops records does: they do not say whose they were.
- * Not reentrant: pmu->stop and pmu->start called from within the samples
- * do not drain.
+ * The slots are off while it runs (embm_emu_sync()).  Not
+ * reentrant: pmu->stop and pmu->start called from within the samples do
+ * not drain.
  *
  * Context: @pc's CPU, interrupts off (a PMU callback or the drain timer);
  * the ring is written by that CPU's own vCPU thread, so no other CPU ever
@@ -667,6 +714,7 @@ static void embm_emu_drain(struct embm_emu_pcpu *pc, unsigned int budget)
 	if (!c || pc->draining)
 		return;
 	pc->draining = true;
+	embm_emu_sync(pc);
 
 	head = READ_ONCE(c->head);
 	n = embm_emu_ring_avail(head, pc->tail, pc->ring_mask + 1, &skipped);
@@ -710,6 +758,7 @@ static void embm_emu_drain(struct embm_emu_pcpu *pc, unsigned int budget)
 			perf_log_lost_samples(event, n);
 	}
 	pc->draining = false;
+	embm_emu_sync(pc);
 }
 
 /* The drain timer of a CPU.  Hardirq context, on its CPU. */
@@ -734,16 +783,22 @@ static struct embm_emu *embm_emu_of(struct pmu *pmu)
 }
 
 /*
- * Fold the slot's count since the last read into the event's.  @pc's CPU,
- * interrupts off; the event holds @slot.
+ * Fold the slot's count since the last read into the event's.  A count
+ * that went backwards, or jumped further than any vCPU counts, is
+ * corrupted: it adds nothing (backwards: until it passes the last good
+ * value again).  @pc's CPU, interrupts off; the event holds its slot.
  */
 static void embm_emu_update(struct embm_emu_pcpu *pc, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 now = READ_ONCE(pc->shm->slot[hwc->idx].count);
-	u64 prev = local64_xchg(&hwc->prev_count, now);
+	u64 delta = now - local64_read(&hwc->prev_count);
 
-	local64_add(now - prev, &event->count);
+	if ((s64)delta <= 0)
+		return;
+	local64_set(&hwc->prev_count, now);
+	if (delta < EMBM_EMU_MAX_DELTA)
+		local64_add(delta, &event->count);
 }
 
 /*
@@ -806,7 +861,7 @@ static void embm_emu_start(struct perf_event *event, int flags)
 		pc->sampling |= BIT(idx);
 	else
 		pc->sampling &= ~BIT(idx);
-	WRITE_ONCE(pc->shm->active, pc->active);
+	embm_emu_sync(pc);
 
 	if ((pc->sampling & BIT(idx)) && !hrtimer_is_queued(&pc->timer))
 		hrtimer_start(&pc->timer, ns_to_ktime(EMBM_EMU_DRAIN_NS),
@@ -843,7 +898,7 @@ static void embm_emu_stop(struct perf_event *event, int flags)
 			WRITE_ONCE(slot->ctl, 0);
 			pc->active &= ~BIT(idx);
 			pc->sampling &= ~BIT(idx);
-			WRITE_ONCE(pc->shm->active, pc->active);
+			embm_emu_sync(pc);
 			hwc->state |= PERF_HES_STOPPED;
 		}
 	}
@@ -886,6 +941,8 @@ static int embm_emu_add(struct perf_event *event, int flags)
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	/* Drain when a task is switched out, so that records go to it. */
 	perf_sched_cb_inc(event->pmu);
+	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
+		embm_emu_tag(pc, current);
 	if (flags & PERF_EF_START)
 		embm_emu_start(event, PERF_EF_RELOAD);
 	perf_event_update_userpage(event);
@@ -912,6 +969,13 @@ static void embm_emu_del(struct perf_event *event, int flags)
 		pc->event[hwc->idx] = NULL;
 	hwc->idx = -1;
 	perf_sched_cb_dec(event->pmu);
+	/*
+	 * Without tracepoints, no switch is seen once the last event goes
+	 * (a task that exits): untag rather than leave the task's tag on
+	 * whatever runs next.
+	 */
+	if (!IS_ENABLED(CONFIG_TRACEPOINTS) && !memchr_inv(pc->event, 0, sizeof(pc->event)))
+		embm_emu_tag(pc, NULL);
 	perf_event_update_userpage(event);
 }
 
@@ -935,19 +999,24 @@ static void embm_emu_read(struct perf_event *event)
 /**
  * embm_emu_sched_task() - drain when a task is switched out
  * @pmu_ctx:  the PMU's context
- * @task:     the task switched out or in
+ * @task:     the task switched out (@sched_in false) or in
  * @sched_in: switched in
  *
  * The records so far are of the task that is still current: they become
- * its samples before the next task runs.
+ * its samples before the next task runs.  Without tracepoints, the CPU's
+ * task tag follows the switches seen here (embm_emu_tag()).
  *
  * Context: the scheduler's, interrupts off, perf's context locks held.
  */
 static void embm_emu_sched_task(struct perf_event_pmu_context *pmu_ctx,
 				struct task_struct *task, bool sched_in)
 {
+	struct embm_emu_pcpu *pc = this_cpu_ptr(&embm_emu_pcpu);
+
 	if (!sched_in)
-		embm_emu_drain(this_cpu_ptr(&embm_emu_pcpu), EMBM_EMU_DRAIN_MAX);
+		embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
+		embm_emu_tag(pc, sched_in ? task : NULL);
 }
 
 /* Check the header's guest fields were taken.  Caller holds publish_lock. */
@@ -1249,6 +1318,12 @@ static int embm_emu_event_init(struct perf_event *event)
 		ctl |= EMBM_EMU_SLOT_KERNEL;
 	hwc->config = ctl;
 	hwc->idx = -1;
+	/*
+	 * A per-CPU event needs pmu->sched_task too, to drain at each switch:
+	 * it turns perf's context switch hooks on (a task's event does).
+	 */
+	if (!(event->attach_state & PERF_ATTACH_TASK))
+		event->attach_state |= PERF_ATTACH_SCHED_CB;
 	if (!is_sampling_event(event)) {
 		hwc->sample_period = EMBM_EMU_COUNT_PERIOD;
 		hwc->last_period = hwc->sample_period;
@@ -1320,6 +1395,15 @@ static ssize_t embm_emu_stat_show(struct device *dev, struct device_attribute *a
 	return sysfs_emit(buf, "%llu\n", embm_emu_stat((uintptr_t)ea->var));
 }
 
+/* The plugin's EMBM_EMU_FEAT_*, as the header said at probe. */
+static ssize_t features_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct embm_emu *emu = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%#x\n", emu ? emu->layout.features : 0);
+}
+static DEVICE_ATTR_RO(features);
+
 /* Each a sum of struct embm_emu_stats over the CPUs: at var, its offset. */
 static struct dev_ext_attribute embm_emu_stat_attrs[] = {
 	{ __ATTR(samples, 0444, embm_emu_stat_show, NULL),
@@ -1340,11 +1424,13 @@ static struct attribute *embm_emu_dev_attrs[] = {
 	&embm_emu_stat_attrs[2].attr.attr,
 	&embm_emu_stat_attrs[3].attr.attr,
 	&embm_emu_stat_attrs[4].attr.attr,
+	&dev_attr_features.attr,
 	NULL,
 };
 
+/* Not "embm_emu": the PMU's device, a child of this one, has that name. */
 static const struct attribute_group embm_emu_dev_group = {
-	.name = "embm_emu",
+	.name = "embm_emu_stats",
 	.attrs = embm_emu_dev_attrs,
 };
 
@@ -1537,9 +1623,14 @@ static int embm_emu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = register_memory_notifier(&emu->mem_nb);
 	if (err)
 		goto out_cpuhp;
+	if (IS_ENABLED(CONFIG_TRACEPOINTS)) {
+		err = register_trace_sched_switch(embm_emu_switch, NULL);
+		if (err)
+			goto out_mem;
+	}
 	err = embm_emu_first_publish(emu);
 	if (err)
-		goto out_mem;
+		goto out_switch;
 
 	emu->pmu = (struct pmu){
 		.module		= THIS_MODULE,
@@ -1557,7 +1648,7 @@ static int embm_emu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	};
 	err = perf_pmu_register(&emu->pmu, "embm_emu", -1);
 	if (err)
-		goto out_mem;
+		goto out_switch;
 	WRITE_ONCE(embm_emu_type, emu->pmu.type);
 	pci_set_drvdata(pdev, emu);
 	dev_info(&pdev->dev,
@@ -1566,6 +1657,11 @@ static int embm_emu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 emu->topo.nr_ranges, emu->layout.features);
 	return 0;
 
+out_switch:
+	if (IS_ENABLED(CONFIG_TRACEPOINTS)) {
+		unregister_trace_sched_switch(embm_emu_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
 out_mem:
 	unregister_memory_notifier(&emu->mem_nb);
 out_cpuhp:
@@ -1594,6 +1690,10 @@ static void embm_emu_remove(struct pci_dev *pdev)
 	WRITE_ONCE(embm_emu_type, -ENODEV);
 	perf_pmu_unregister(&emu->pmu);
 	cancel_delayed_work_sync(&emu->idle_work);
+	if (IS_ENABLED(CONFIG_TRACEPOINTS)) {
+		unregister_trace_sched_switch(embm_emu_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
 	unregister_memory_notifier(&emu->mem_nb);
 	cpuhp_remove_state(emu->hp_state);
 	embm_emu_dev = NULL;

@@ -20,6 +20,11 @@
  * well under perf's default perf_event_max_sample_rate (100,000/s) and
  * a tenth of the vCPU at most.  Primes, so that strided loops do not
  * alias with the period when the plugin cannot randomise it.
+ *
+ * An access is one memory operation as TCG runs it: a string instruction
+ * (rep stos, rep movs) is one per element, so the kernel's clear_page_erms
+ * is 4096 stores a page, where a hardware store event counts a few.
+ * The reports' semantics line is at most 255 characters (tools/embm).
  */
 
 #include <linux/embm.h>
@@ -133,7 +138,7 @@ static const struct embm_source embm_src_emu = {
 	.store_period	= EMBM_EMU_STORE_PERIOD,
 	.setup		= embm_emu_src_setup,
 	.semantics	=
-		"EMULATED: QEMU's TCG plugin counts every load and store the guest executes (user and kernel); samples: one load in period, one store in store_period; latency and data source (cache level, local or remote DRAM, CXL) are MODELLED by the plugin from the physical address's range, not measured; share: of accesses the model serves from memory",
+		"EMULATED: one load in period, one store in store_period, of those QEMU's TCG plugin runs (user and kernel); latency and data source are MODELLED by the plugin from the physical address's range, not measured; share: of accesses served by memory",
 	.share_mem	= true,
 	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
 	.unit		= "accesses",
