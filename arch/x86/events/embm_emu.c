@@ -244,7 +244,7 @@ struct embm_emu_topo {
 /**
  * struct embm_emu - the device
  * @pdev:	the ivshmem-plain device
- * @base:	BAR 2, mapped write-back (it is RAM on the host)
+ * @base:	BAR 2, mapped write-combining (see embm_emu_map())
  * @hdr:	the header, at @base
  * @layout:	the plugin's layout as checked at probe
  * @pmu:	the embm_emu PMU
@@ -505,17 +505,17 @@ static void embm_emu_read_record(const struct embm_emu_record *r, struct embm_em
  * @head:	  the plugin's head, read once
  * @tail:	  the records taken so far (the guest's own count)
  * @ring_records: the ring's size
- * @skipped:	  set to the records skipped by a resync, 0 if none
+ * @skipped:	  set to the records a resync drops, 0 if none
  *
  * A head more than a ring ahead of the tail (or behind it) cannot be: the
  * plugin drops records when the ring is full.  The ring is then taken as
- * corrupted, the tail jumps to the head, and the records in between are
- * lost (none if the jump is beyond EMBM_EMU_MAX_LOST: no count can be
- * trusted then).
+ * corrupted and the tail jumps to the head: what the ring held, at most
+ * @ring_records, is lost; the rest of a jump ahead was never written
+ * (none is counted for a jump of EMBM_EMU_MAX_LOST or more, or back).
  *
  * Context: any.
  * Return: the records between @tail and @head, or 0 after a resync
- * (*@skipped > 0 or the jump too large: the caller sets the tail to @head).
+ * (@head is not @tail then: the caller sets the tail to it).
  */
 static u64 embm_emu_ring_avail(u64 head, u64 tail, u32 ring_records, u64 *skipped)
 {
@@ -525,7 +525,7 @@ static u64 embm_emu_ring_avail(u64 head, u64 tail, u32 ring_records, u64 *skippe
 	if (n <= ring_records)
 		return n;
 	if (n < EMBM_EMU_MAX_LOST)
-		*skipped = n;
+		*skipped = ring_records;
 	return 0;
 }
 
@@ -1546,7 +1546,16 @@ static int embm_emu_map(struct embm_emu *emu)
 
 	if (len < sizeof(struct embm_emu_header))
 		return -ENODEV;
-	emu->base = memremap(start, len, MEMREMAP_WB);
+	/*
+	 * Write-combining, not write-back though it is RAM on the host: user
+	 * space (embm-oracle) maps the BAR through sysfs's resource2, which is
+	 * uncached, and x86's PAT refuses that beside a write-back mapping
+	 * but takes it beside a write-combining one (is_new_memtype_allowed()).
+	 * Under TCG, which the plugin needs, the memory type changes nothing:
+	 * QEMU runs a vCPU's accesses in program order on its thread, and a
+	 * BAR below 4 GiB is uncached by the MTRRs anyway.
+	 */
+	emu->base = memremap(start, len, MEMREMAP_WC);
 	if (!emu->base)
 		return -ENOMEM;
 	emu->hdr = emu->base;

@@ -11,15 +11,15 @@
  * the hardware PMUs (pebs, ibs), which a real machine has, and before the
  * page faults, which see first touches only.
  *
- * The default periods: TCG runs some 50 to 200 million guest loads a
- * second on a vCPU (memory-bound loops, with the plugin's countdown on
- * every access, measured about 2x slower than without it: see
- * /work/shared/reference/qemu-emu.md), stores a third to a half of that.
- * At 10007 and 5003 a busy vCPU takes at most some 20,000 load and 20,000
- * store samples a second, each a few microseconds of guest time to drain:
- * well under perf's default perf_event_max_sample_rate (100,000/s) and
- * a tenth of the vCPU at most.  Primes, so that strided loops do not
- * alias with the period when the plugin cannot randomise it.
+ * The default periods: with the plugin counting, TCG runs a memory-bound
+ * loop at some 65 million loads a second on a vCPU (embm-bench -p
+ * seq-read under perf stat, this repository's QEMU 10 machines), and a
+ * sample costs the drain about 5 microseconds of guest time (the same
+ * loop under perf record at periods 10007 to 100).  At 10007 a busy vCPU
+ * takes some 6,500 load samples a second, 3% of it to drain and about as
+ * much for ksamplingd, which embm's default cpu_budget allows; stores are
+ * fewer, and 5003 takes about as many of them.  Primes, so that strided
+ * loops do not alias with the period when the plugin cannot randomise it.
  *
  * An access is one memory operation as TCG runs it: a string instruction
  * (rep stos, rep movs) is one per element, so the kernel's clear_page_erms
