@@ -16,14 +16,31 @@ cmd_demo() {
 		echo
 		topology
 		echo
-		echo "== embm-bench: 32 MiB on node 0 (local DRAM), 48 MiB on node 1 (remote DRAM),"
-		echo "== 16 MiB on node 2 (no CPUs), 16 MiB on node $cxl (CXL; QEMU emulates its"
-		echo "== accesses, about 0.6 ms a first touch), 2 threads"
 		# The summary goes to a kernel log only root may read (as Debian has it).
 		echo 1 >/proc/sys/kernel/dmesg_restrict
-		echo "== embm-run --node $cxl: the CXL node is the node under study; every knob"
-		echo "== at its default (the CPU budget may move the period: shares hold)"
-		embm-run -n "$cxl" -t 5 -- embm-bench -t 2 -b 32M@0 -b 48M@1 -b 16M@2 -b "16M@$cxl"
+		if embm-oracle status >/dev/null 2>&1; then
+			echo "== QEMU runs embm'"'"'s TCG plugin: the embm_emu PMU samples the guest'"'"'s loads"
+			echo "== and stores (embm'"'"'s source \"emu\"; latency and data source MODELLED),"
+			echo "== and the plugin counts every access exactly: the oracle"
+			embm-oracle on
+			echo
+			echo "== embm-run --node $cxl -- embm-bench: read-modify-write, 2 threads, 4 MiB on"
+			echo "== node 0 (local DRAM), 6 MiB on node 1 (remote), 2 MiB on node 2 (no CPUs),"
+			echo "== 2 MiB on node $cxl (CXL; QEMU runs CXL memory as I/O: slow); every knob at"
+			echo "== its default"
+			embm-run -n "$cxl" -- embm-bench -p rmw -t 2 -r 30 -o /tmp/bench.txt \
+				-b 4M@0 -b 6M@1 -b 2M@2 -b "2M@$cxl"
+			cat /tmp/bench.txt
+			pids=$(sed -n "s/.*; pids //p" /tmp/bench.txt | tr " " ,)
+			echo
+			echo "== the oracle: every load and store of embm-bench'"'"'s tasks, exactly"
+			embm-oracle show -k "$pids"
+		else
+			echo "== no embm-emu device (QEMU older than 10): page faults only"
+			echo "== embm-bench: 32 MiB on node 0 (local DRAM), 48 MiB on node 1 (remote DRAM),"
+			echo "== 16 MiB on node 2 (no CPUs), 16 MiB on node $cxl (CXL), 2 threads"
+			embm-run -n "$cxl" -t 5 -- embm-bench -t 2 -b 32M@0 -b 48M@1 -b 16M@2 -b "16M@$cxl"
+		fi
 		echo
 		echo "== the kernel log"
 		dmesg | grep "embm:" | tail -n 8
