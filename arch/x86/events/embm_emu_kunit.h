@@ -401,6 +401,59 @@ static void embm_emu_left_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 100ULL, hwc->last_period);
 }
 
+/*
+ * The attributes event_init() refuses, before it turns sampling on: no
+ * device is needed for them.  Type 42 is the fake PMU's.
+ */
+static void embm_emu_event_init_test(struct kunit *test)
+{
+	static const struct {
+		int err;
+		struct perf_event_attr attr;
+	} bad[] = {
+		{ -ENOENT, { .type = 43, .config = EMBM_EMU_CFG_LOAD } },
+		{ -EINVAL, { .type = 42, .config = 0 } },
+		{ -EINVAL, { .type = 42, .config = EMBM_EMU_CFG_RAND } },
+		{ -EINVAL, { .type = 42, .config = EMBM_EMU_CFG_LOAD | BIT_ULL(3) } },
+		{ -EINVAL, { .type = 42, .config = EMBM_EMU_CFG_LOAD, .config1 = 1 } },
+		/* Nothing counted at all. */
+		{ -EINVAL, { .type = 42, .config = EMBM_EMU_CFG_STORE, .exclude_user = 1,
+			     .exclude_kernel = 1 } },
+		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD,
+				 .sample_type = PERF_SAMPLE_CALLCHAIN } },
+		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD,
+				 .sample_type = PERF_SAMPLE_REGS_USER } },
+		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD,
+				 .sample_type = PERF_SAMPLE_REGS_INTR } },
+		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD,
+				 .sample_type = PERF_SAMPLE_STACK_USER } },
+		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD,
+				 .sample_type = PERF_SAMPLE_BRANCH_STACK } },
+		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD, .sigtrap = 1 } },
+		/* "rand" only where the plugin randomises. */
+		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD | EMBM_EMU_CFG_RAND } },
+		/* Good attributes, on a CPU whose numbering was not checked. */
+		{ -ENODEV, { .type = 42, .config = EMBM_EMU_CFG_LOAD | EMBM_EMU_CFG_STORE,
+			     .precise_ip = 3, .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |
+			     PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_SRC |
+			     PERF_SAMPLE_WEIGHT_STRUCT } },
+	};
+	struct embm_emu *emu = kunit_kzalloc(test, sizeof(*emu), GFP_KERNEL);
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, emu);
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	emu->pmu.type = 42;
+	event->pmu = &emu->pmu;
+	event->cpu = 0;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		event->attr = bad[i].attr;
+		KUNIT_EXPECT_EQ_MSG(test, bad[i].err, embm_emu_event_init(event), "case %d", i);
+	}
+	KUNIT_EXPECT_NULL(test, event->destroy);
+}
+
 static struct kunit_case embm_emu_test_cases[] = {
 	KUNIT_CASE(embm_emu_layout_test),
 	KUNIT_CASE(embm_emu_ring_test),
@@ -409,6 +462,7 @@ static struct kunit_case embm_emu_test_cases[] = {
 	KUNIT_CASE(embm_emu_drain_test),
 	KUNIT_CASE(embm_emu_range_test),
 	KUNIT_CASE(embm_emu_left_test),
+	KUNIT_CASE(embm_emu_event_init_test),
 	{}
 };
 
