@@ -479,7 +479,7 @@ static void parse_args(int argc, char **argv, bool *json, const char **output)
 			for (i = 0; i < NR_PATTERNS && strcmp(optarg, pattern_names[i]); i++)
 				;
 			if (i == NR_PATTERNS)
-				fatal("--pattern: one of write, seq-read, rand-read, chase, rmw, hot");
+				fatal("--pattern: write, seq-read, rand-read, chase, rmw or hot");
 			pattern = i;
 			break;
 		case 'P':

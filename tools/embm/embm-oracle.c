@@ -106,8 +106,12 @@ static void parse_args(int argc, char **argv, struct oracle_args *a)
 
 	while ((c = getopt_long(argc, argv, "sPk:d:p:a:l:Tt:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': a->spaces = true; break;
-		case 'P': a->pages = true; break;
+		case 's':
+			a->spaces = true;
+			break;
+		case 'P':
+			a->pages = true;
+			break;
 		case 'k':
 			for (char *t = strtok(optarg, ","); t; t = strtok(NULL, ",")) {
 				if (a->nr_tasks == 64)
@@ -118,7 +122,9 @@ static void parse_args(int argc, char **argv, struct oracle_args *a)
 		case 'd':
 			a->delta = parse_seconds("--delta", optarg);
 			break;
-		case 'p': a->pid = parse_long("--pid", optarg, 0, 1L << 30); break;
+		case 'p':
+			a->pid = parse_long("--pid", optarg, 0, 1L << 30);
+			break;
 		case 'a':
 			a->addr = parse_ull("--addr", optarg);
 			a->addr_given = true;
@@ -127,9 +133,15 @@ static void parse_args(int argc, char **argv, struct oracle_args *a)
 			a->len = parse_ull("--len", optarg);
 			a->len_given = true;
 			break;
-		case 'T': a->no_topology = true; break;
-		case 't': a->timeout_ms = parse_long("--timeout", optarg, 1, 3600000); break;
-		case 'o': a->output = optarg; break;
+		case 'T':
+			a->no_topology = true;
+			break;
+		case 't':
+			a->timeout_ms = parse_long("--timeout", optarg, 1, 3600000);
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
 		case 'h':
 			print_usage(stdout);
 			exit(0);
@@ -167,7 +179,9 @@ static void mode_name(char *buf, size_t len, uint32_t mode)
 
 static int cmd_status(struct emu_dev *d, FILE *f)
 {
-	static const char *const src[] = { "l1", "l2", "l3", "local", "remote", "far", "cxl", "other" };
+	static const char *const src[] = {
+		"l1", "l2", "l3", "local", "remote", "far", "cxl", "other"
+	};
 	struct embm_emu_header *h = d->hdr;
 	char m[32];
 	unsigned int i;
@@ -176,7 +190,8 @@ static int cmd_status(struct emu_dev *d, FILE *f)
 	fprintf(f, "device %s: %zu bytes, %u vCPUs, ring %u records, %u watched pages at most%s\n",
 		d->pci, d->size, h->nr_cpus, h->ring_records, h->max_pages,
 		d->driver_bound ? "; a kernel driver is bound" : "");
-	fprintf(f, "plugin: mode %s, gen %llu (taken %llu, error %u), %llu doorbells, %llu resets\n",
+	fprintf(f,
+		"plugin: mode %s, gen %llu (taken %llu, error %u), %llu doorbells, %llu resets\n",
 		m, (unsigned long long)h->gen, (unsigned long long)h->gen_seen, h->error,
 		(unsigned long long)h->bells, (unsigned long long)h->resets);
 	fprintf(f, "features:%s%s%s%s\n",
@@ -372,7 +387,8 @@ static int cmd_watch(struct emu_dev *d, const struct oracle_args *a, FILE *f)
 	ret = emu_commit(d, a->timeout_ms);
 	if (ret)
 		return -1;
-	fprintf(f, "watching %d pages (%zu of %zu present) of pid %ld at 0x%llx\n", d->hdr->nr_pages,
+	fprintf(f,
+		"watching %d pages (%zu of %zu present) of pid %ld at 0x%llx\n", d->hdr->nr_pages,
 		present, n, a->pid, (unsigned long long)a->addr);
 	if (!present)
 		fprintf(f, "no page is present yet: watch after the process touched them\n");

@@ -29,7 +29,12 @@
 
 static char err_buf[512];
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Why sysfs cannot map the BAR beside a driver's mapping of another type. */
+#define NO_MAP_WHY	"its kernel driver maps it write-back (dmesg's x86/PAT line); " \
+			"boot without the driver (initcall_blacklist=embm_emu_driver_init)"
+
 static int fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -85,7 +90,7 @@ static int check_layout(struct emu_dev *d)
 		return fail("%s: bad header (cpus %u, ring %u, pages %u, size %llu of %zu)",
 			    d->pci, h->nr_cpus, h->ring_records, h->max_pages,
 			    (unsigned long long)h->size, d->size);
-	for (i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(part); i++)
 		if (part[i].off < sizeof(*h) || part[i].off > size ||
 		    part[i].len > size - part[i].off)
 			return fail("%s: the %s lie outside the %zu bytes", d->pci,
@@ -143,10 +148,7 @@ int emu_open(struct emu_dev *d)
 		close(d->fd);
 		/* sysfs maps uncached: refused beside a driver's write-back map (PAT) */
 		if (e == EINVAL && d->driver_bound)
-			return fail("cannot map %s: %s: its kernel driver maps it write-back "
-				    "(dmesg's x86/PAT line); boot without the driver (the "
-				    "embm_emu PMU's: initcall_blacklist=embm_emu_driver_init)",
-				    path, strerror(e));
+			return fail("cannot map %s: %s: %s", path, strerror(e), NO_MAP_WHY);
 		return fail("cannot map %s: %s", path, strerror(e));
 	}
 	d->hdr = d->map;
@@ -184,8 +186,8 @@ static double now_ms(void)
 
 int emu_commit(struct emu_dev *d, int timeout_ms)
 {
-	volatile struct embm_emu_header *h = d->hdr;
-	uint64_t gen = h->gen_seen + 1;
+	struct embm_emu_header *h = d->hdr;
+	uint64_t gen = __atomic_load_n(&h->gen_seen, __ATOMIC_ACQUIRE) + 1;
 	double end = now_ms() + timeout_ms;
 
 	if (h->gen >= gen)
@@ -195,12 +197,14 @@ int emu_commit(struct emu_dev *d, int timeout_ms)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
 		emu_doorbell();
-		if (h->gen_seen == gen)
+		/* Taken, or passed by a later change (the driver's) that took it. */
+		if ((int64_t)(__atomic_load_n(&h->gen_seen, __ATOMIC_ACQUIRE) - gen) >= 0)
 			break;
 		if (now_ms() > end)
 			return fail("the plugin did not take gen %llu within %d ms (gen_seen %llu)",
 				    (unsigned long long)gen, timeout_ms,
-				    (unsigned long long)h->gen_seen);
+				    (unsigned long long)__atomic_load_n(&h->gen_seen,
+									   __ATOMIC_RELAXED));
 		usleep(200);
 	}
 	if (h->error)
@@ -382,11 +386,11 @@ static int ranges_from_zoneinfo(struct embm_emu_range *r, unsigned int *nr)
 		return fail("/proc/zoneinfo: %s", strerror(errno));
 	*nr = 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %u, zone", &node) == 1)
+		if (sscanf(line, "Node %u, zone", &node) == 1) {
 			spanned = 0;
-		else if (sscanf(line, " spanned %lu", &spanned) == 1)
-			;
-		else if (sscanf(line, " start_pfn: %lu", &start) == 1 && spanned) {
+		} else if (sscanf(line, " spanned %lu", &spanned) == 1) {
+			continue;
+		} else if (sscanf(line, " start_pfn: %lu", &start) == 1 && spanned) {
 			if (add_range(r, nr, (uint64_t)start << 12,
 				      (uint64_t)(start + spanned) << 12, node)) {
 				fclose(f);

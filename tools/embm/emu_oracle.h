@@ -27,8 +27,10 @@ struct emu_dev {
 	int driver_bound;	/* a kernel driver has it */
 };
 
-/* Exact counts summed over vCPUs: [range or EMBM_EMU_NO_RANGE][user 0,
- * kernel 1][load 0, store 1]. */
+/*
+ * Exact counts summed over vCPUs: [range or EMBM_EMU_NO_RANGE][user 0,
+ * kernel 1][load 0, store 1].
+ */
 typedef __u64 emu_acc_t[EMBM_EMU_MAX_RANGES + 1][2][2];
 
 struct emu_snapshot {
@@ -72,16 +74,22 @@ int emu_commit(struct emu_dev *d, int timeout_ms);
 /* want = @want (EMBM_EMU_MODE_*), then emu_commit(). */
 int emu_set_want(struct emu_dev *d, uint32_t want, int timeout_ms);
 
-/* Ranges of each node's memory and each CPU's node, from sysfs, written
- * into the header (not committed).  Return: ranges, or -1. */
+/*
+ * Ranges of each node's memory and each CPU's node, from sysfs, written
+ * into the header (not committed).  Return: ranges, or -1.
+ */
 int emu_publish_topology(struct emu_dev *d);
 
-/* The watched page list (sorted and deduplicated here; not committed).
- * Return: the pages, or -1 if more than the device has room for. */
+/*
+ * The watched page list (sorted and deduplicated here; not committed).
+ * Return: the pages, or -1 if more than the device has room for.
+ */
 int emu_set_pages(struct emu_dev *d, const uint64_t *pfn, size_t n);
 
-/* The caller's address-space key: pinned to its CPU, it rings and reads
- * that vCPU's bell_as.  Return: 0 or -1. */
+/*
+ * The caller's address-space key: pinned to its CPU, it rings and reads
+ * that vCPU's bell_as.  Return: 0 or -1.
+ */
 int emu_my_space(struct emu_dev *d, uint64_t *key);
 
 /* The index of @key in the oracle's spaces, or -1. */
@@ -90,8 +98,10 @@ int emu_space_index(const struct emu_snapshot *s, uint64_t key);
 int emu_snapshot(struct emu_dev *d, struct emu_snapshot *s);
 void emu_snapshot_free(struct emu_snapshot *s);
 
-/* Page frame numbers of @len bytes at @addr of process @pid (0: the caller),
- * from /proc/PID/pagemap (root); 0 for a page not present.  Return: 0 or -1. */
+/*
+ * Page frame numbers of @len bytes at @addr of process @pid (0: the caller),
+ * from /proc/PID/pagemap (root); 0 for a page not present.  Return: 0 or -1.
+ */
 int emu_pagemap(int pid, uint64_t addr, size_t len, uint64_t *pfn);
 
 #endif /* __EMBM_TOOLS_EMU_ORACLE_H */

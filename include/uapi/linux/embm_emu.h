@@ -188,8 +188,8 @@ struct embm_emu_header {
 #define EMBM_EMU_SLOT_STORE	(1U << 2)	/* counts stores */
 #define EMBM_EMU_SLOT_USER	(1U << 3)	/* counts at CPL 3 */
 #define EMBM_EMU_SLOT_KERNEL	(1U << 4)	/* counts at CPL 0-2 */
-#define EMBM_EMU_SLOT_RANDOM	(1U << 5)	/* each interval is drawn
-						 * from [period/2, 3*period/2) */
+/* Each interval is drawn from [period/2, 3*period/2). */
+#define EMBM_EMU_SLOT_RANDOM	(1U << 5)
 
 /**
  * struct embm_emu_slot - one event a CPU runs

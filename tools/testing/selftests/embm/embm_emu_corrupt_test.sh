@@ -73,14 +73,14 @@ done
 features=""
 [ -n "$stats" ] && [ -r "$stats/features" ] && features=$(cat "$stats/features")
 [ -n "$features" ] ||
-	features=$(dmesg | sed -n 's/.*perf PMU embm_emu (type [0-9]*):.* features \([0-9a-fx]*\)$/\1/p' |
-		   tail -n 1)
+	probe='s/.*perf PMU embm_emu (type [0-9]*):.* features \([0-9a-fx]*\)$/\1/p'
+	features=$(dmesg | sed -n "$probe" | tail -n 1)
 if [ -z "$features" ]; then
-	ktap_skip_all "cannot tell whether the embm-emu plugin corrupts: no 'perf PMU embm_emu' probe line in dmesg"
+	ktap_skip_all "cannot tell whether the embm-emu plugin corrupts (no probe line in dmesg)"
 	exit "$KSFT_SKIP"
 fi
 if [ $((features & FEAT_CORRUPT)) = 0 ]; then
-	ktap_skip_all "the embm-emu plugin does not corrupt (features $features; boot with --emu-args corrupt=N)"
+	ktap_skip_all "the embm-emu plugin does not corrupt (features $features; corrupt=N)"
 	exit "$KSFT_SKIP"
 fi
 if [ -z "$stats" ]; then
@@ -208,14 +208,19 @@ if [ "$have_perf" = 1 ]; then
 	if step perf-record perf record -e $EV -c 1000 -d --phys-data -o "$tmp/perf.data" -- \
 		"$bench" -p rmw -t 2 -d $SECONDS_RUN $bufs &&
 	   step perf-report perf report -i "$tmp/perf.data" --stats; then
-		n=$(awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' "$tmp/perf-report.out")
+		n=$(awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' \
+			"$tmp/perf-report.out")
 		l=$(awk '$1 == "LOST_SAMPLES" && $2 == "events:" { print $3; exit }' \
 			"$tmp/perf-report.out")
 		step perf-script perf script -i "$tmp/perf.data" -F ip,addr,phys_addr
 		r=$?
 		ktap_print_msg "perf: ${n:-0} samples, ${l:-0} lost-samples records;" \
 			"perf script: exit $r, $(wc -l <"$tmp/perf-script.out") lines"
-		[ "${n:-0}" -gt 0 ] && [ $r = 0 ] && ktap_test_pass "$what" || ktap_test_fail "$what"
+		if [ "${n:-0}" -gt 0 ] && [ $r = 0 ]; then
+			ktap_test_pass "$what"
+		else
+			ktap_test_fail "$what"
+		fi
 	else
 		ktap_test_fail "$what"
 	fi
