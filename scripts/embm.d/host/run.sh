@@ -153,6 +153,8 @@ run_initramfs() {
 	shift 2
 	# A directory of its own: guests may be booted side by side.
 	mkdir -p "$EMBM_BUILD" && root=$(mktemp -d "$EMBM_BUILD/initramfs.XXXXXX") || return 1
+	# mktemp -d makes it 0700: the guest's / must let every user through.
+	chmod 755 "$root" || return 1
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,embm/bin} || return 1
 	cp /bin/busybox "$root/bin/busybox" || die "busybox-static missing; run 'scripts/embm deps'"
 	cp "$GUEST_DIR/init" "$root/init"
