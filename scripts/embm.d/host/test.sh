@@ -377,7 +377,10 @@ cmd_test() {
 		t_report fail "embm-y: no kernel to boot"
 	fi
 	if [ -f "$EMBM_BUILD/obj-debug/arch/x86/boot/bzImage" ]; then
-		t_boot embm-debug debug 1 -- run-tests
+		# embm_emu_test's accuracy runs on the y kernels (under KASAN its
+		# cases pass kselftest's 30 s): the debug kernel faces the
+		# emulated PMU in embm_emu_corrupt_test, below.
+		t_boot embm-debug debug 1 -- run-tests --skip embm_emu_test
 	else
 		t_report fail "embm-debug: no kernel to boot"
 	fi
