@@ -386,10 +386,14 @@ cmd_test() {
 	fi
 	t_emu_check
 	# embm on the emulated PMU against its oracle, with a CXL node (the
-	# embm-y boot runs the same test on the three nodes without one).
+	# embm-y boot runs the same test on the three nodes without one),
+	# and Debian's perf on the same PMU beside embm.
+	local a perf_adds=()
+	for a in $(bench_perf_adds); do perf_adds+=(--add "$a"); done
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
-		t_boot embm-emu-cxl y 0 --cxl -- sh -c \
-			'cxl-online >/tmp/cxl.log 2>&1 || cat /tmp/cxl.log; run-tests /embm/bin/embm_emu_test'
+		t_boot embm-emu-cxl y 0 --cxl "${perf_adds[@]}" -- sh -c \
+			'cxl-online >/tmp/cxl.log 2>&1 || cat /tmp/cxl.log
+			 run-tests /embm/bin/embm_emu_test /embm/bin/embm_emu_perf_test'
 	else
 		t_report fail "embm-emu-cxl: no kernel to boot"
 	fi
@@ -403,8 +407,6 @@ cmd_test() {
 	# A hostile device: the plugin corrupts about one record in 200 (every
 	# field, in turn), on the debug kernel, with perf beside embm.
 	if [ -f "$EMBM_BUILD/obj-debug/arch/x86/boot/bzImage" ]; then
-		local a perf_adds=()
-		for a in $(bench_perf_adds); do perf_adds+=(--add "$a"); done
 		t_boot embm-emu-corrupt debug 0 --emu-args corrupt=200 "${perf_adds[@]}" -- \
 			run-tests /embm/bin/embm_emu_corrupt_test.sh
 	else
