@@ -1,20 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # embm: 'scripts/embm bench', what embm costs a workload against perf
-# record, measured in one boot of the guest (TCG, no PMU: the swfault
-# source and perf's minor-faults software event).  Sourced, not run.
+# record: on page faults (the swfault source and perf's minor-faults
+# software event) in a guest booted without the embm-emu plugin, then
+# what the plugin costs a workload and embm against perf record on its
+# emulated PMU (embm_emu) in a guest booted with it.  Sourced, not run.
 
 bench_usage() {
 	cat <<'TXT'
 usage: scripts/embm bench [--rounds N] [--size SIZE] [--node N]
-                          [--periods "P ..."] [--sessions N] [--out DIR] [--quick]
+                          [--periods "P ..."] [--sessions N] [--out DIR]
+                          [--emu-rounds N] [--emu-passes N]
+                          [--emu-periods "L[/S] ..."] [--quick]
 
-Boots the y kernel once and runs embm-bench (SIZE bytes on NODE, one
-first touch a page, pinned to one CPU) alone, under DAMON monitoring
-NODE's physical addresses (sysfs, default intervals), and per period P
-under embm-run -S swfault -P P and under perf record -B -e minor-faults
--c P -d --phys-data (at period 1 also without --phys-data, perf-addr,
-and without -d, perf-ip: what each part of a record costs), N rounds,
-the order turning each round.
+Boots the y kernel twice.  First without the embm-emu plugin (--no-emu):
+runs embm-bench (SIZE bytes on NODE, one first touch a page, pinned to
+one CPU) alone, under DAMON monitoring NODE's physical addresses (sysfs,
+default intervals), and per period P under embm-run -S swfault -P P and
+under perf record -B -e minor-faults -c P -d --phys-data (at period 1
+also without --phys-data, perf-addr, and without -d, perf-ip: what each
+part of a record costs), N rounds, the order turning each round.
 Prints per mode and period the workload's time per first touch (min,
 median, max over the rounds), its slowdown against the workload alone,
 embm's against perf's, samples per fault, the sampler's CPU per sample
@@ -22,12 +26,28 @@ and per run (kdamond's for DAMON), and samples lost; then what a sample
 costs each sampler (least-squares fits over the periods), the samples a
 second at which each loses samples (period 1, 1 to all CPUs' threads),
 the memory of a session of each, and the time of embm_start() and
-embm_end() (N sessions).  Writes the tables, the raw runs and a plot
-(bench.png, gnuplot) to DIR (default build/bench).  Fails when a
-sampler's samples are not within 10% of faults / period, or a figure is
-missing.  Defaults: 7 rounds, 256M on node 2, periods "1 16 256", 50
-sessions.
---quick: 1 round of 8M, periods "1 16", 5 sessions (the smoke 'scripts/embm
+embm_end() (N sessions).
+Then, the emulated PMU: embm-bench -p rmw over 8 MiB on node 0, the
+passes of --emu-passes, pinned, its own clock: at the end of the first
+boot with no plugin ("none"), and in a second boot with the plugin, each
+round (the order turning) with the plugin idle, counting exactly
+(embm-oracle on), and per period pair L/S (loads/stores; the emu
+source's own, 10007/5003, always) under embm-run -S emu and under perf
+record of embm_emu's load and store events at the same periods (-d
+--phys-data -W).  Prints each mode's time (min, median, max), its ratio
+to no plugin and to the plugin idle, per round (min, median, max), and
+embm's against perf's added time; then the goals: the plugin idle at
+most 1.1x no plugin, sampling at the default periods at most 1.5x
+(reported, met or not).
+Writes the tables, the raw runs and a plot (bench.png, gnuplot) to DIR
+(default build/bench), the emulated PMU's ratios also to emu-ratios.txt.
+Fails when a sampler's samples are not within 10% of faults / period,
+embm's emu samples (taken and lost) not within 25% of perf's at the same
+periods, or a figure is missing.  Defaults: 7 rounds, 256M on node 2,
+periods "1 16 256", 50 sessions; emulated PMU: 7 rounds of 200 passes,
+periods "10007/5003 1009".
+--quick: 1 round of 8M, periods "1 16", 5 sessions; emulated PMU: 3
+rounds of 200 passes at the default periods (the smoke 'scripts/embm
 test' runs).
 TXT
 }
@@ -126,10 +146,10 @@ cmd_bench() {
 # The bench on the y kernel as built (the smoke 'scripts/embm test' runs).
 bench_run() {
 	local rounds=7 size=256M node=2 periods="1 16 256" sessions=50 out=$EMBM_BUILD/bench
-	local adds=() a list
+	local erounds=7 epasses=200 eperiods="1009" adds=() a list p
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--rounds|--size|--node|--periods|--sessions|--out)
+		--rounds|--size|--node|--periods|--sessions|--out|--emu-rounds|--emu-passes|--emu-periods)
 			[ $# -ge 2 ] || { bench_usage >&2; return 2; } ;;&
 		--rounds) rounds=$2; shift 2 ;;
 		--size) size=$2; shift 2 ;;
@@ -137,35 +157,186 @@ bench_run() {
 		--periods) periods=$2; shift 2 ;;
 		--sessions) sessions=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
-		--quick) rounds=1; size=8M; periods="1 16"; sessions=5; shift ;;
+		--emu-rounds) erounds=$2; shift 2 ;;
+		--emu-passes) epasses=$2; shift 2 ;;
+		--emu-periods) eperiods=$2; shift 2 ;;
+		--quick) rounds=1; size=8M; periods="1 16"; sessions=5
+			erounds=3; epasses=200; eperiods=""; shift ;;
 		-h|--help) bench_usage; return 0 ;;
 		*) bench_usage >&2; return 2 ;;
 		esac
 	done
+	[[ $erounds =~ ^[1-9][0-9]*$ ]] || die "--emu-rounds: not a number of rounds: $erounds"
+	[[ $epasses =~ ^[1-9][0-9]*$ ]] || die "--emu-passes: not a number of passes: $epasses"
+	for p in $eperiods; do
+		[[ $p =~ ^[1-9][0-9]*(/[1-9][0-9]*)?$ ]] || die "--emu-periods: not L or L/S: $p"
+	done
+	# The emu source's own periods always, first; the guest resolves them.
+	eperiods="default $eperiods"
 	command -v gnuplot >/dev/null || die "gnuplot missing; run 'scripts/embm deps'"
 	list=$(bench_perf_adds) || return 1
 	for a in $list; do
 		adds+=(--add "$a")
 	done
 	mkdir -p "$out"
-	log "bench: $rounds round(s), $size on node $node, periods $periods (TCG, no PMU)"
+	rm -f "$out/raw-emu.txt" "$out/emu-runs.txt" "$out/emu-ratios.txt"
+	log "bench: $rounds round(s), $size on node $node, periods $periods (TCG, page faults, no plugin)"
+	# The emulated PMU's runs with no plugin last: next to the plugin's boot.
 	# shellcheck disable=SC2086
-	run_guest 0 "${adds[@]}" --timeout 1800 --log "$out/console.log" -- \
-		bench-guest "$rounds" "$size" "$node" "$sessions" "$(nproc)" $periods \
+	run_guest 0 --no-emu "${adds[@]}" --timeout 1800 --log "$out/console.log" -- \
+		sh -c "bench-guest $rounds $size $node $sessions $(nproc) $periods &&
+			bench-emu none $erounds $epasses $(nproc)" \
 		>"$out/raw.txt" 2>"$out/err.txt" ||
 		{ cat "$out/err.txt" >&2; tail -n 20 "$out/console.log" >&2; log "bench run failed"; return 1; }
+	log "bench: emulated PMU, $erounds round(s) of $epasses passes, periods $eperiods (embm-emu plugin)"
+	# shellcheck disable=SC2086
+	run_guest 0 "${adds[@]}" --timeout 1800 --log "$out/console-emu.log" -- \
+		bench-emu emu "$erounds" "$epasses" "$(nproc)" $eperiods \
+		>"$out/raw-emu.txt" 2>"$out/err-emu.txt" ||
+		{ cat "$out/err-emu.txt" >&2; tail -n 20 "$out/console-emu.log" >&2
+		  log "bench run (emulated PMU) failed"; return 1; }
 	grep '^bench ' "$out/raw.txt" >"$out/runs.txt"
+	grep -h -e '^emubench ' -e '^emudefault ' "$out/raw.txt" "$out/raw-emu.txt" >"$out/emu-runs.txt"
 	{
 		echo "embm bench $(date -u +%Y-%m-%dT%H:%MZ): $rounds round(s), embm-bench -b $size@$node"
-		echo "(first touches of 4 KiB pages, TCG guest; us per fault; slowdown against the"
-		echo "workload alone; vs_perf = embm's slowdown / perf record's at the same period,"
-		echo "n/a unless both are above the workload alone)"
+		echo "(first touches of 4 KiB pages, TCG guest without the embm-emu plugin; us per"
+		echo "fault; slowdown against the workload alone; vs_perf = embm's slowdown / perf"
+		echo "record's at the same period, n/a unless both are above the workload alone)"
 		bench_table "$rounds" "$periods" <"$out/runs.txt" &&
 			echo && bench_fits <"$out/runs.txt" &&
-			echo && bench_extra <"$out/raw.txt"
+			echo && bench_extra <"$out/raw.txt" &&
+			echo && bench_emu_table "$erounds" "$epasses" "$eperiods" "$out/emu-ratios.txt" \
+				<"$out/emu-runs.txt"
 	} | tee "$out/results.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || return 1
 	bench_plot "$out"
+}
+
+# bench_emu_table ROUNDS PASSES PERIODS RATIOS: the emulated PMU's table
+# from the "emubench" and "emudefault" lines on stdin (bench-emu's); the
+# ratios also to the file RATIOS, one a line: NAME MIN MEDIAN MAX.  Every
+# ratio is taken per round (round r of the boot without the plugin
+# against round r of the boot with it; within the plugin's boot, runs of
+# the same round) and shown as the min, median and max over the rounds.
+# Fails when a mode or period lacks a round, a run a figure, or embm's
+# samples and perf's at the same periods differ by more than 25%.
+bench_emu_table() {
+	awk -v rounds="$1" -v passes="$2" -v periods="$3" -v out="$4" '
+	# trio(list): "min median max" of the numbers in list; sets med.
+	function trio(list,    n, a, i, j, t) {
+		n = split(list, a, " ")
+		if (!n) { med = ""; return "" }
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		return sprintf("%5.2f %5.2f %5.2f", a[1], med, a[n])
+	}
+	# A ratio per round of mode keys a and b: t(a) / t(b), or with c
+	# (t(a) - t(c)) / (t(b) - t(c)) where t(b) > t(c).
+	function ratios(a, b, c,    r, l) {
+		l = ""
+		for (r = 1; r <= rounds; r++) {
+			if (!((a, r) in t) || !((b, r) in t) || (c != "" && !((c, r) in t)))
+				continue
+			if (c == "")
+				l = l " " t[a, r] / t[b, r]
+			else if (t[b, r] > t[c, r])
+				l = l " " (t[a, r] - t[c, r]) / (t[b, r] - t[c, r])
+		}
+		return l
+	}
+	function put(name, list,    s) {
+		s = trio(list)
+		if (s == "") { printf "missing figure: %s\n", name; bad = 1; return "    -    -    -" }
+		printf "%s %s\n", name, s >out
+		return s
+	}
+	$1 == "emudefault" && NF == 2 { def = $2; next }
+	$1 == "emubench" && (NF != 7 || $5 <= 0 || $6 < 0 || $7 < 0 || $4 < 1 || $4 > rounds) {
+		print "bad run: " $0; bad = 1; next
+	}
+	$1 == "emubench" {
+		k = $2 " " $3
+		if ((k, $4) in t) { print "run twice: " $0; bad = 1; next }
+		t[k, $4] = $5; ms[k] = ms[k] " " $5; runs[k]++; smp[k] += $6; lost[k] += $7
+	}
+	END {
+		if (def == "") { print "no emudefault line: the periods of the emu source unknown"; bad = 1 }
+		nm = split("none idle oracle", fixed, " ")
+		n = split(periods, pl, " ")
+		for (i = 1; i <= n; i++) {
+			if (pl[i] == "default") pl[i] = def
+			else if (pl[i] !~ /\//) pl[i] = pl[i] "/" pl[i]
+		}
+		nk = 0
+		for (i = 1; i <= nm; i++) key[++nk] = fixed[i] " -"
+		for (i = 1; i <= n; i++) {
+			key[++nk] = "embm " pl[i]; key[++nk] = "perf " pl[i]
+		}
+		for (i = 1; i <= nk; i++)
+			if (runs[key[i]] != rounds) {
+				printf "%s: %d run(s) of %d\n", key[i], runs[key[i]], rounds
+				bad = 1
+			}
+		printf "embm_emu: embm-bench -p rmw -b 8M@0 -r %d, pinned, %d round(s); ms by its own clock;\n",
+			passes, rounds
+		print "x none, x idle: the time over no plugin (another boot), over the plugin idle (the"
+		print "same round), per round: min median max"
+		printf "%-6s %-11s %7s %7s %7s   %-17s   %-17s %8s %8s\n", "mode", "periods",
+			"min_ms", "med_ms", "max_ms", "x none", "x idle", "smp/run", "lost/run"
+		for (i = 1; i <= nk; i++) {
+			k = key[i]; split(k, f, " ")
+			s = trio(ms[k]); split(s, mm, " ")
+			name = f[1] (f[2] == "-" ? "" : "@" f[2])
+			xn = f[1] == "none" ? " 1.00  1.00  1.00" : put("x_none:" name, ratios(k, "none -"))
+			xi = f[1] == "none" ? "    -     -     -" : \
+				f[1] == "idle" ? " 1.00  1.00  1.00" : put("x_idle:" name, ratios(k, "idle -"))
+			printf "%-6s %-11s %7.0f %7.0f %7.0f   %-17s   %-17s %8.0f %8.0f\n", f[1], f[2],
+				mm[1], mm[2], mm[3], xn, xi,
+				runs[k] ? smp[k] / runs[k] : 0, runs[k] ? lost[k] / runs[k] : 0
+			if (f[1] == "idle") { trio(ratios(k, "none -")); idle_x = med }
+			if (f[1] == "oracle") { trio(ratios(k, "none -")); oracle_x = med }
+			if (f[1] == "embm" && f[2] == def) { trio(ratios(k, "none -")); def_x = med }
+			if (f[1] == "perf" && f[2] == def) { trio(ratios(k, "none -")); pdef_x = med }
+		}
+		print ""
+		print "embm / perf record at equal periods, per round (min median max): the time each"
+		print "adds to the plugin idle, and the run times"
+		for (i = 1; i <= n; i++) {
+			e = "embm " pl[i]; p = "perf " pl[i]
+			a = put("embm/perf_added@" pl[i], ratios(e, p, "idle -"))
+			b = put("embm/perf_time@" pl[i], ratios(e, p))
+			printf "  %-11s %-10s added %-17s   time %s\n", pl[i],
+				pl[i] == def ? "(default)" : "", a, b
+			# Equal periods take as many samples: embm takes and loses.
+			if (smp[p] > 0) {
+				q = (smp[e] + lost[e]) / smp[p]
+				if (q < 0.75 || q > 1.0 / 0.75) {
+					printf "  %s: embm took %d samples (%d lost), perf %d: not equal periods?\n",
+						pl[i], smp[e], lost[e], smp[p]
+					bad = 1
+				}
+			} else {
+				printf "  %s: perf took no samples\n", pl[i]; bad = 1
+			}
+		}
+		print ""
+		if (idle_x != "")
+			printf "goal: plugin idle at most 1.1x no plugin: %.2fx (median): %s\n",
+				idle_x, idle_x <= 1.1 ? "met" : "NOT met"
+		if (def_x != "")
+			printf "goal: embm -S emu at its default periods (%s) at most 1.5x no plugin: %.2fx (median): %s\n",
+				def, def_x, def_x <= 1.5 ? "met" : "NOT met"
+		if (pdef_x != "")
+			printf "      (perf record at those periods: %.2fx)\n", pdef_x
+		if (oracle_x != "")
+			printf "no goal: the oracle counting exactly: %.2fx no plugin (median)\n", oracle_x
+		if (idle_x == "" || def_x == "" || oracle_x == "") {
+			print "missing figure: a goal has no ratio"; bad = 1
+		}
+		exit bad
+	}'
 }
 
 # bench_fits: what a sample costs each sampler, from the "bench" lines:
