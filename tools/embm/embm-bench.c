@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <linux/embm.h>
 #include <numa.h>
 #include <pthread.h>
@@ -60,6 +61,8 @@ static long passes = 1;
 static int nr_sessions;
 static bool huge, zero_read;
 static long hot_pages = 32;		/* --hot-pages: the hot set of pattern hot */
+static bool hot_pages_given;		/* --hot-pages given: not cut to a slice */
+static bool hot_given;			/* --hot-pages or --hot-percent given */
 static int hot_percent = 90;		/* --hot-percent: its share of the loads */
 static double duration;
 static struct counts *shared;		/* [MAX_NODES], MAP_SHARED */
@@ -74,31 +77,44 @@ static bool watch;			/* --watch: the oracle counts process 0's pages */
 		exit(1);						\
 	} while (0)
 
-static size_t parse_size(const char *s)
+/* A buffer: SIZE@NODE into @b, or exit with bad usage (2). */
+static void parse_buffer(const char *s, struct buffer *b)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
+	unsigned int shift = 0;
+	unsigned long long v;
+	char *end, *at;
+	long node;
 
+	errno = 0;
+	v = strtoull(s, &end, 10);
 	switch (*end) {
 	case 'g':
 	case 'G':
-		v <<= 30;
-		end++;
+		shift = 30;
 		break;
 	case 'm':
 	case 'M':
-		v <<= 20;
-		end++;
+		shift = 20;
 		break;
 	case 'k':
 	case 'K':
-		v <<= 10;
-		end++;
+		shift = 10;
 		break;
 	}
-	if (end == s || *end != '@' || !v)
-		fatal("--buffer: not SIZE@NODE: '%s'", s);
-	return (v + PAGE - 1) & ~(PAGE - 1);
+	if (end == s || *s == '-' || errno)
+		usage_error("--buffer: not SIZE@NODE: '%s'", s);
+	end += !!shift;
+	/* Nor 0 after rounding up to whole pages. */
+	if (!v || v > (~0ULL - PAGE + 1) >> shift)
+		usage_error("--buffer: SIZE 0 or too large: '%s'", s);
+	if (*end != '@')
+		usage_error("--buffer: not SIZE@NODE: '%s'", s);
+	at = end + 1;
+	node = strtol(at, &end, 10);
+	if (end == at || *end || node < 0 || node >= MAX_NODES)
+		usage_error("--buffer: NODE from 0 to %d: '%s'", MAX_NODES - 1, s);
+	b->size = ((v << shift) + PAGE - 1) & ~(PAGE - 1);
+	b->node = node;
 }
 
 static double now(void)
@@ -159,7 +175,9 @@ static void **make_chain(char *p, size_t len, uint64_t *rng)
  * Pattern hot: as many loads as the slice has lines, each of a random line;
  * hot_percent of them fall in the hot set, the slice's pages whose index is
  * a multiple of pages / hot_pages (spread so that no two are neighbours),
- * the others anywhere in the slice.
+ * the others anywhere in the slice.  A slice smaller than the default hot
+ * set has all its pages hot.  Its divisors, nhot and lines, are not 0:
+ * main() makes each slice a page at least, and hot_pages is 1 at least.
  */
 static unsigned long long hot_pass(const char *p, size_t len, uint64_t *rng)
 {
@@ -415,8 +433,9 @@ static void print_usage(FILE *f)
 		"  -p, --pattern P         write (default), seq-read, rand-read, chase, rmw\n"
 		"                          (a load then a store of each line) or hot (random\n"
 		"                          loads, --hot-percent of them in a hot set)\n"
-		"      --hot-pages N       pattern hot: N pages of each slice (default 32),\n"
-		"                          spread evenly over it\n"
+		"      --hot-pages N       pattern hot: N pages of each slice, spread evenly\n"
+		"                          over it (default 32, or every page of a smaller\n"
+		"                          slice; a slice has a buffer's pages / --threads)\n"
 		"      --hot-percent P     pattern hot: P%% of the loads in them (default 90)\n"
 		"  -t, --threads N         threads per process, each on a slice (default 1)\n"
 		"  -c, --children N        child processes, each with buffers of its own\n"
@@ -459,8 +478,8 @@ static const struct option opts[] = {
 
 /*
  * Take the options into the globals, and --json and --output into *@json
- * and *@output; exit with 0 for --help, with 2 for bad usage, with 1 for a
- * value out of bounds.
+ * and *@output; exit with 0 for --help, with 2 for bad usage (a value out
+ * of bounds too).
  */
 static void parse_args(int argc, char **argv, bool *json, const char **output)
 {
@@ -470,49 +489,45 @@ static void parse_args(int argc, char **argv, bool *json, const char **output)
 		switch (c) {
 		case 'b':
 			if (nr_buffers == MAX_BUFFERS)
-				fatal("at most %d buffers", MAX_BUFFERS);
-			buffers[nr_buffers].size = parse_size(optarg);
-			buffers[nr_buffers].node = atoi(strchr(optarg, '@') + 1);
-			nr_buffers++;
+				usage_error("--buffer: at most %d buffers", MAX_BUFFERS);
+			parse_buffer(optarg, &buffers[nr_buffers++]);
 			break;
 		case 'p':
 			for (i = 0; i < NR_PATTERNS && strcmp(optarg, pattern_names[i]); i++)
 				;
 			if (i == NR_PATTERNS)
-				fatal("--pattern: write, seq-read, rand-read, chase, rmw or hot");
+				usage_error("--pattern: %s",
+					    "write, seq-read, rand-read, chase, rmw or hot");
 			pattern = i;
 			break;
 		case 'P':
-			hot_pages = atol(optarg);
-			if (hot_pages < 1 || hot_pages > 1 << 20)
-				fatal("--hot-pages: 1..%d", 1 << 20);
+			hot_pages = parse_long("--hot-pages", optarg, 1, 1 << 20);
+			hot_pages_given = true;
+			hot_given = true;
 			break;
 		case 'Q':
-			hot_percent = atoi(optarg);
-			if (hot_percent < 0 || hot_percent > 100)
-				fatal("--hot-percent: 0..100");
+			hot_percent = parse_long("--hot-percent", optarg, 0, 100);
+			hot_given = true;
 			break;
 		case 't':
-			nr_threads = atoi(optarg);
+			nr_threads = parse_long("--threads", optarg, 1, 1024);
 			break;
 		case 'c':
-			nr_children = atoi(optarg);
+			nr_children = parse_long("--children", optarg, 0, 1024);
 			break;
 		case 'r':
-			passes = atol(optarg);
+			passes = parse_long("--passes", optarg, 0, LONG_MAX);
 			break;
 		case 'H':
 			huge = true;
 			break;
 		case 'F':
 			if (strcmp(optarg, "write") && strcmp(optarg, "read"))
-				fatal("--first-touch: write or read");
+				usage_error("--first-touch: write or read");
 			zero_read = !strcmp(optarg, "read");
 			break;
 		case 's':
-			nr_sessions = atoi(optarg);
-			if (nr_sessions < 1 || nr_sessions > 100000)
-				fatal("--sessions: 1..100000");
+			nr_sessions = parse_long("--sessions", optarg, 1, 100000);
 			break;
 		case 'd':
 			duration = parse_seconds("--duration", optarg);
@@ -620,17 +635,26 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return 2;
 	}
-	if (nr_threads < 1 || nr_threads > 1024 || nr_children < 0 || nr_children > 1024 ||
-	    passes < 0 || duration < 0)
-		fatal("--threads 1..1024, --children 0..1024, --passes and --duration >= 0");
+	if (hot_given && pattern != HOT)
+		usage_error("--hot-pages and --hot-percent are for --pattern hot");
+	/* Each thread's slice: a page at least, and the hot set fits in it. */
+	for (i = 0; i < nr_buffers; i++) {
+		size_t pages = buffers[i].size / PAGE;
+
+		if (pages < (size_t)nr_threads)
+			usage_error("--threads %d: -b %zuK@%d has %zu page(s): too few",
+				    nr_threads, buffers[i].size >> 10, buffers[i].node, pages);
+		if (pattern == HOT && hot_pages_given && pages / nr_threads < (size_t)hot_pages)
+			usage_error("--hot-pages %ld: more than a thread's %zu pages of -b %zuK@%d",
+				    hot_pages, pages / nr_threads, buffers[i].size >> 10,
+				    buffers[i].node);
+	}
 	if (numa_available() < 0)
 		fatal("no NUMA support in this kernel");
 	for (i = 0; i < nr_buffers; i++) {
-		if (buffers[i].node < 0 || buffers[i].node > numa_max_node() ||
+		if (buffers[i].node > numa_max_node() ||
 		    numa_node_size64(buffers[i].node, NULL) <= 0)
 			fatal("node %d does not exist or has no memory", buffers[i].node);
-		if (buffers[i].size / PAGE < (size_t)nr_threads)
-			fatal("buffer %d: fewer pages than threads", i);
 	}
 	out = open_output(output);
 	shared = mmap(NULL, MAX_NODES * sizeof(*shared) + sizeof(*touch_ns) +

@@ -5,7 +5,8 @@
 # embm-bench says it touched, per node (swfault, period 1); threads and
 # children, exit status, signals, --pid, errors and embm-stat; a report
 # written for its source, the shares at the default settings, huge
-# pages, and the hints when nothing or mostly addressless samples came.
+# pages, the hints when nothing or mostly addressless samples came, and
+# embm-bench's hot set against tiny slices.
 #
 # Tolerance: a node without CPUs gets only the pages bound to it, so its
 # count is exact.  Nodes with CPUs also get the faults of starting
@@ -49,7 +50,7 @@ if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "needs root"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 18
+ktap_set_plan 19
 
 old_budget=$(knob cpu_budget)
 old_source=$(knob source)
@@ -306,5 +307,18 @@ else
 		"[ -n '$truth' ] && [ '$got' -ge '$truth' ] && [ '$got' -le \$(($truth + 64)) ] &&
 		 [ '$samples' -lt \$(($truth / 8)) ]"
 fi
+
+# 19: embm-bench's pattern hot on slices smaller than its hot set: a hot
+# set or threads that do not fit are bad usage (2) named in the message;
+# the default hot set is cut to a tiny slice, which runs.
+embm-bench -p hot --hot-pages 64 -b 8K@"$study" >/dev/null 2>"$tmp/hot1"
+a=$?
+embm-bench -p hot -t 4 -b 8K@"$study" >/dev/null 2>"$tmp/hot2"
+b=$?
+embm-bench -p hot -t 2 -r 10 -b 8K@"$study" >/dev/null 2>&1
+c=$?
+check "embm-bench: a hot set or threads past a slice exit 2, named ($a $b $c)" sh -c \
+	"[ '$a $b $c' = '2 2 0' ] && grep -q '^embm-bench: --hot-pages 64: ' '$tmp/hot1' &&
+	 grep -q '^embm-bench: --threads 4: ' '$tmp/hot2'"
 
 ktap_finished
