@@ -403,8 +403,8 @@ static int embm_matrix_show(struct seq_file *m, void *p)
  */
 static int embm_hotpages_show(struct seq_file *m, void *p)
 {
-	enum embm_tier *tier = NULL;
 	struct embm_hot_page *top;
+	u8 *tier = NULL;
 	unsigned int n, i, rank = 0;
 	struct embm_view *v;
 	int pass, err, nr;
