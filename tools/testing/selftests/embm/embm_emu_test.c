@@ -519,12 +519,15 @@ TEST_F_TIMEOUT(emu, hot_pages_recall, 120)
 		       HOT, hits, HOT, cnt[0], cnt[HOT - 1]);
 	EXPECT_GE(hits * 10, HOT * 9);
 	/* Each page's tier, as the oracle's ranges give its node. */
-	for (i = 0; i < nr; i++)
-		for (j = 0; j < self->nr_nodes; j++)
-			if (self->nodes[j] == hot[i].node && self->kind[j] >= 0)
-				EXPECT_STREQ(kind_tier(self->kind[j]), hot[i].tier) {
-					TH_LOG("hot page %#llx on node %d", hot[i].pfn, hot[i].node);
-				}
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < self->nr_nodes; j++) {
+			if (self->nodes[j] != hot[i].node || self->kind[j] < 0)
+				continue;
+			EXPECT_STREQ(kind_tier(self->kind[j]), hot[i].tier) {
+				TH_LOG("hot page %#llx on node %d", hot[i].pfn, hot[i].node);
+			}
+		}
+	}
 }
 
 /*
