@@ -68,9 +68,10 @@ static void print_usage(FILE *f)
 		"  -h, --help         this text\n"
 		"\n"
 		"Counts are exact (every guest load and store QEMU executes, user and\n"
-		"kernel, by the instruction's address half); nodes and kinds are what\n"
-		"'on' published from sysfs, or the embm_emu driver, when it is bound (it\n"
-		"keeps the oracle's bit when it changes what it needs).\n",
+		"kernel mode by CPL, or by the instruction's address half where the\n"
+		"status line 'features' lacks cpl); nodes and kinds are what 'on'\n"
+		"published from sysfs, or the embm_emu driver, when it is bound (what\n"
+		"this tool wants and what the driver wants are separate fields).\n",
 		EMU_TIMEOUT_MS);
 }
 
@@ -194,11 +195,15 @@ static int cmd_status(struct emu_dev *d, FILE *f)
 		"plugin: mode %s, gen %llu (taken %llu, error %u), %llu doorbells, %llu resets\n",
 		m, (unsigned long long)h->gen, (unsigned long long)h->gen_seen, h->error,
 		(unsigned long long)h->bells, (unsigned long long)h->resets);
-	fprintf(f, "features:%s%s%s%s\n",
+	fprintf(f, "features:%s%s%s%s%s%s%s\n",
 		h->features & EMBM_EMU_FEAT_LATENCY ? " latency" : "",
 		h->features & EMBM_EMU_FEAT_CACHE ? " cache" : "",
 		h->features & EMBM_EMU_FEAT_ORACLE ? " oracle" : "",
-		h->features & EMBM_EMU_FEAT_RANDOM ? " random" : "");
+		h->features & EMBM_EMU_FEAT_RANDOM ? " random" : "",
+		h->features & EMBM_EMU_FEAT_CORRUPT ? " corrupt" : "",
+		h->features & EMBM_EMU_FEAT_DRV_WANT ? " drv_want" : "",
+		h->features & EMBM_EMU_FEAT_CPL ? " cpl" : "");
+	fprintf(f, "wanted: by user space %#x, by the driver %#x\n", h->want, h->drv_want);
 	fprintf(f, "latency model (cycles at %u MHz, mean/sd):", h->cpu_mhz);
 	for (i = 0; i < EMBM_EMU_SRC_NR; i++)
 		fprintf(f, " %s %u/%u", src[i], h->lat[i].mean, h->lat[i].sd);
@@ -407,10 +412,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog_name, emu_error());
 		return 1;
 	}
-	if (d.driver_bound && strcmp(a.cmd, "status") && strcmp(a.cmd, "show") &&
-	    strcmp(a.cmd, "on") && strcmp(a.cmd, "off"))
-		fprintf(stderr, "%s: warning: a kernel driver has %s; changing it now\n",
-			prog_name, d.pci);
 	f = open_output(a.output);
 	if (!strcmp(a.cmd, "status")) {
 		ret = cmd_status(&d, f);
@@ -419,6 +420,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(a.cmd, "watch")) {
 		ret = cmd_watch(&d, &a, f);
 	} else if (!strcmp(a.cmd, "unwatch")) {
+		/* The page list is user space's alone, a bound driver's or not. */
 		d.hdr->nr_pages = 0;
 		ret = emu_commit(&d, a.timeout_ms) ? -1 : 0;
 	} else if (!strcmp(a.cmd, "on")) {

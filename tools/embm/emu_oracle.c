@@ -187,14 +187,16 @@ static double now_ms(void)
 int emu_commit(struct emu_dev *d, int timeout_ms)
 {
 	struct embm_emu_header *h = d->hdr;
-	uint64_t gen = __atomic_load_n(&h->gen_seen, __ATOMIC_ACQUIRE) + 1;
 	double end = now_ms() + timeout_ms;
+	uint64_t gen;
 
-	if (h->gen >= gen)
-		gen = h->gen + 1;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	h->gen = gen;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/*
+	 * gen has two writers, this tool and the kernel's driver: bump it
+	 * with one atomic read-modify-write (LOCK XADD), after the fields
+	 * (a full barrier), never with a load and a store that could lose
+	 * the driver's bump.
+	 */
+	gen = __atomic_add_fetch(&h->gen, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		emu_doorbell();
 		/* Taken, or passed by a later change (the driver's) that took it. */
@@ -218,7 +220,8 @@ int emu_commit(struct emu_dev *d, int timeout_ms)
 
 int emu_set_want(struct emu_dev *d, uint32_t want, int timeout_ms)
 {
-	d->hdr->want = want;
+	/* User space's own field: the driver's is drv_want. */
+	__atomic_store_n(&d->hdr->want, want, __ATOMIC_RELAXED);
 	return emu_commit(d, timeout_ms);
 }
 

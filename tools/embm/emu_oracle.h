@@ -5,8 +5,11 @@
  * the oracle on and off, watch pages, read the exact counts.
  *
  * The layout is include/uapi/linux/embm_emu.h.  Everything the device says
- * is checked before use (magic, version, offsets within the BAR).  Only
- * one writer at a time: not while the kernel's embm_emu driver drives it.
+ * is checked before use (magic, version, offsets within the BAR).  Beside
+ * the kernel's embm_emu driver, user space writes only its own fields:
+ * want (the driver's is drv_want), the watched pages, and gen, which both
+ * bump atomically; the ranges and CPUs' nodes only when no driver is
+ * bound (emu_dev.driver_bound).  One tool at a time: two would share want.
  */
 #ifndef __EMBM_TOOLS_EMU_ORACLE_H
 #define __EMBM_TOOLS_EMU_ORACLE_H
@@ -66,12 +69,13 @@ static inline struct embm_emu_record *emu_ring(struct emu_dev *d, unsigned int c
 void emu_doorbell(void);
 
 /*
- * Bump gen after the fields were written, ring, and wait for the plugin to
- * take it.  Return: 0, EMBM_EMU_ERR_* (> 0) if it refused, or -1 (timeout).
+ * Bump gen atomically after the fields were written, ring, and wait for
+ * the plugin to take it (or a later gen, the driver's).  Return: 0,
+ * EMBM_EMU_ERR_* (> 0) if it refused, or -1 (timeout).
  */
 int emu_commit(struct emu_dev *d, int timeout_ms);
 
-/* want = @want (EMBM_EMU_MODE_*), then emu_commit(). */
+/* User space's want = @want (EMBM_EMU_MODE_*), then emu_commit(). */
 int emu_set_want(struct emu_dev *d, uint32_t want, int timeout_ms);
 
 /*

@@ -23,12 +23,17 @@
  *    the task that ran when the access happened.  Each becomes a sample of
  *    its slot's event (perf_event_overflow()) with the virtual and
  *    physical address, the modelled data source and latency, and the
- *    instruction pointer and privilege level of the access.
+ *    instruction pointer and privilege level of the access.  Because
+ *    samples reach perf in batches, frequency mode is refused (as by
+ *    ARM's SPE): perf would time the batch, not the accesses.
  *  - the guest tells the plugin what it needs (the header's "guest"
- *    fields: sampling wanted, the physical ranges of each node and their
- *    tier, the node of each CPU) and rings the doorbell, a CPUID
- *    instruction; it republishes the ranges when memory goes online or
- *    offline, so that a CXL region kmem onlines later is a range too.
+ *    fields: sampling wanted, in drv_want, the driver's own; the physical
+ *    ranges of each node and their tier, the node of each CPU) and rings
+ *    the doorbell, a CPUID instruction; it republishes the ranges when
+ *    memory goes online or offline, so that a CXL region kmem onlines
+ *    later is a range too.  A tool in user space (embm-oracle) may drive
+ *    the same header beside it: it has its own want, and the generation
+ *    both bump is bumped atomically.
  *  - it tags each CPU with the task group that runs (embm_emu_cpu.task),
  *    so that the plugin's exact counts, when a tool turns them on, are
  *    per process as a perf event's are: at every context switch where
@@ -41,8 +46,10 @@
  * is read once (READ_ONCE()) before it is checked, a ring whose head is
  * more than a ring ahead of its tail is resynchronised and counted as
  * lost, and a record is used only if its slot holds a running event of
- * this CPU, its data source and node are in bounds, and it matches what
- * the slot counts.  A corrupted ring costs samples, never more.
+ * this CPU, its data source and node are in bounds, its instruction and
+ * data addresses are canonical and in the half its mode says, and it
+ * matches what the slot counts.  A corrupted ring costs samples, never
+ * more.
  *
  * Contexts: pmu->add, del, start, stop, read and sched_task run with
  * interrupts off on the event's CPU; the drain timer runs in hardirq
@@ -50,6 +57,12 @@
  * CPU and memory hotplug callbacks, and the creation of the first event
  * (which turns sampling on in the plugin) run in process context and may
  * sleep.
+ *
+ * Removal (a hot unplug: unbinding is suppressed) undoes probe in reverse:
+ * the PMU goes first (perf calls nothing of it after), then the
+ * sched_switch probe, the memory notifier and the idle work, then each
+ * CPU's drain timer is cancelled and its pointers into the shared memory
+ * cleared, and only then is the BAR unmapped.
  */
 
 #define pr_fmt(fmt) "embm_emu: " fmt
@@ -82,6 +95,7 @@
 #include <trace/events/sched.h>
 #include <uapi/linux/embm_emu.h>
 #include <asm/cpuid.h>
+#include <asm/page.h>
 #include <asm/perf_event.h>
 #include <asm/segment.h>
 
@@ -192,14 +206,16 @@ struct embm_emu_stats {
  *		none (mirrored in @shm->task but while draining)
  * @tail:	records taken from the ring (mirrored in @shm->tail)
  * @lost:	@shm->lost when last read
- * @draining:	a drain runs: pmu->stop and pmu->start called from within
- *		perf_event_overflow() (throttling, frequency) must not drain
+ * @draining:	a drain runs: pmu->stop called from within
+ *		perf_event_overflow() (throttling) must not drain
  * @timer:	the drain timer, pinned to @cpu
  * @stats:	what the drains did
  *
  * Only @cpu touches it once the PMU is registered, always with interrupts
  * off (the PMU's callbacks) or in hardirq context (@timer): it needs no
- * lock.  @stats is read from any CPU, for sysfs, without one.
+ * lock.  @stats is read from any CPU, for sysfs, without one.  Probe
+ * sets it up, and removal tears it down (embm_emu_release_pcpu()), when
+ * no PMU callback, timer or probe can run on it.
  */
 struct embm_emu_pcpu {
 	struct embm_emu_cpu *shm;
@@ -255,9 +271,10 @@ struct embm_emu_topo {
  * @usable:	CPUs whose numbering was checked: events run only there
  * @bells:	scratch for the numbering check (CPU hotplug callbacks, one
  *		at a time)
- * @publish_lock: serialises changes of the header's guest fields and
- *		the waits for the plugin; protects @want, @topo
- * @want:	EMBM_EMU_MODE_* the driver needs (SAMPLE while events exist)
+ * @publish_lock: serialises the driver's changes of the header's guest
+ *		fields and the waits for the plugin; protects @want, @topo
+ * @want:	EMBM_EMU_MODE_* the driver needs (SAMPLE while events exist),
+ *		published as drv_want
  * @topo:	the last topology published
  * @users:	events that exist (created, not yet destroyed)
  * @idle_work:	turns sampling off a while after the last event went
@@ -366,7 +383,7 @@ static int embm_emu_magic_ok(const struct embm_emu_header *h, u64 bar_len)
  *
  * Every count is bounded, every offset of a region is after the header,
  * 8-byte aligned, ends within @l->size (itself at most @bar_len), and no
- * two regions overlap.
+ * two regions overlap.  The plugin must take drv_want.
  *
  * Context: any.
  * Return: 0, or -EINVAL with *@why.
@@ -406,6 +423,11 @@ static int embm_emu_check_layout(const struct embm_emu_header *h, u64 bar_len,
 	}
 	if (l->max_pages > EMBM_EMU_MAX_WATCHED) {
 		*why = "max_pages is above 2^20";
+		return -EINVAL;
+	}
+	/* Else it would take want alone, which is user space's. */
+	if (!(l->features & EMBM_EMU_FEAT_DRV_WANT)) {
+		*why = "the plugin does not take drv_want (EMBM_EMU_FEAT_DRV_WANT): rebuild it";
 		return -EINVAL;
 	}
 	nr = l->nr_cpus;
@@ -529,6 +551,56 @@ static u64 embm_emu_ring_avail(u64 head, u64 tail, u32 ring_records, u64 *skippe
 	return 0;
 }
 
+/*
+ * Is @addr canonical for the paging mode that runs (48 bits, or 57 with
+ * LA57 on), not the CPU's widest (boot_cpu_data.x86_virt_bits says 57 on
+ * a CPU with LA57 that runs 4-level paging)?  Any context.
+ */
+static bool embm_emu_canonical(u64 addr)
+{
+	return __is_canonical_address(addr, __VIRTUAL_MASK_SHIFT + 1);
+}
+
+/* Is @addr in the user half (and so canonical)?  Any context. */
+static bool embm_emu_user_addr(u64 addr)
+{
+	return addr < TASK_SIZE_MAX;
+}
+
+/* Is @addr canonical and in the kernel half?  Any context. */
+static bool embm_emu_kernel_addr(u64 addr)
+{
+	return addr >= TASK_SIZE_MAX && embm_emu_canonical(addr);
+}
+
+/**
+ * embm_emu_addrs_ok() - do a record's addresses agree with its mode?
+ * @ip:	   the instruction's address
+ * @vaddr: the data's address
+ * @user:  the record says user mode (EMBM_EMU_REC_USER)
+ *
+ * perf takes a sample's mode from the registers the driver hands it (CS),
+ * and reports its IP and data address as they are: an event that excludes
+ * the kernel, which an unprivileged user may open, would be given a kernel
+ * address as a user one (and a symbol lookup in the task's maps) if a
+ * record said user mode with a kernel address.  As PEBS's consumers
+ * expect, a user-mode record's IP and data address must be in the user
+ * half; a kernel-mode record's IP in the kernel half (code the kernel runs
+ * from the user half, EFI runtime services in efi_mm, is counted as bad),
+ * and its data address canonical, in either half (copy_to_user() and the
+ * like access user memory in kernel mode).  TASK_SIZE_MAX and the virtual
+ * address width follow the paging mode (LA57).
+ *
+ * Context: any.
+ * Return: true if they agree.
+ */
+static bool embm_emu_addrs_ok(u64 ip, u64 vaddr, bool user)
+{
+	if (user)
+		return embm_emu_user_addr(ip) && embm_emu_user_addr(vaddr);
+	return embm_emu_kernel_addr(ip) && embm_emu_canonical(vaddr);
+}
+
 /* Why a record is not a sample; EMBM_EMU_REC_OK if it is one. */
 enum embm_emu_rec_check {
 	EMBM_EMU_REC_OK,
@@ -544,8 +616,8 @@ enum embm_emu_rec_check {
  * The slot must hold an event that runs on @pc, the record's count must be
  * above the slot's count when the event started (else the record is of an
  * earlier event, or of this one before a stop), its data source and node
- * in bounds, and its kind (load or store, user or kernel) one the event
- * counts.
+ * in bounds, its addresses in the half its mode says (embm_emu_addrs_ok()),
+ * and its kind (load or store, user or kernel) one the event counts.
  *
  * Context: @pc's CPU with interrupts off, or a test's own @pc.
  * Return: an enum embm_emu_rec_check.
@@ -558,7 +630,8 @@ static enum embm_emu_rec_check embm_emu_check_record(const struct embm_emu_pcpu 
 	u32 ctl, want;
 
 	if (rec->src >= EMBM_EMU_SRC_NR || rec->node < NUMA_NO_NODE ||
-	    rec->node >= (s32)nr_node_ids)
+	    rec->node >= (s32)nr_node_ids ||
+	    !embm_emu_addrs_ok(rec->ip, rec->vaddr, rec->info & EMBM_EMU_REC_USER))
 		return EMBM_EMU_REC_BAD;
 	if (!event || !(pc->active & BIT(slot)) || (event->hw.state & PERF_HES_STOPPED))
 		return EMBM_EMU_REC_STALE;
@@ -607,8 +680,9 @@ static void embm_emu_switch(void *data, bool preempt, struct task_struct *prev,
 
 /*
  * Write a new period of @slot's running event: perf changed
- * hwc->sample_period (frequency mode, or perf_event_period()).  The
- * plugin takes it at its next reload.  @pc's CPU, interrupts off.
+ * hwc->sample_period (perf_event_period(), or a kernel counter's period
+ * from within the sample).  The plugin takes it at its next reload.  @pc's
+ * CPU, interrupts off.
  */
 static void embm_emu_set_period(struct embm_emu_pcpu *pc, unsigned int slot, u64 period)
 {
@@ -645,7 +719,8 @@ static bool embm_emu_sample(struct embm_emu_pcpu *pc, const struct embm_emu_rec 
 	 * The access's own instruction and privilege level: perf takes the
 	 * IP, and user or kernel for the record's misc bits, from regs.  QEMU
 	 * gives the exact instruction (a 64-bit one: 32-bit code would need
-	 * its segment base).
+	 * its segment base); embm_emu_check_record() checked that the IP is
+	 * in the half of the mode.
 	 */
 	memset(&regs, 0, sizeof(regs));
 	regs.ip = rec->ip;
@@ -655,15 +730,6 @@ static bool embm_emu_sample(struct embm_emu_pcpu *pc, const struct embm_emu_rec 
 	hwc->last_period = period;
 	/* The plugin reloaded the slot with this period. */
 	local64_set(&hwc->period_left, period);
-	/*
-	 * Samples come in batches, up to EMBM_EMU_DRAIN_NS after their
-	 * access: the time between two says nothing of the rate.  Let the
-	 * tick's adjustment, which counts the events of a tick, alone set a
-	 * frequency event's period (__perf_event_account_interrupt() skips
-	 * its own when the last sample is more than two ticks ago).
-	 */
-	if (event->attr.freq)
-		hwc->freq_time_stamp = 0;
 	if (perf_event_overflow(event, &data, &regs)) {
 		/* Throttled: perf starts it again at a tick (pmu->start). */
 		embm_emu_stop(event, 0);
@@ -697,7 +763,7 @@ static struct perf_event *embm_emu_lost_event(const struct embm_emu_pcpu *pc)
  * lost samples (PERF_RECORD_LOST_SAMPLES) on the first sampling event on,
  * as a PMU that drops records does: they do not say whose they were.
  * The slots are off while it runs (embm_emu_sync()).  Not
- * reentrant: pmu->stop and pmu->start called from within the samples do
+ * reentrant: pmu->stop called from within the samples (throttling) does
  * not drain.
  *
  * Context: @pc's CPU, interrupts off (a PMU callback or the drain timer);
@@ -875,8 +941,8 @@ static void embm_emu_start(struct perf_event *event, int flags)
  * @flags: PERF_EF_UPDATE: fold the count (always done: it is cheap)
  *
  * The ring is drained first, so that the event's records are its samples,
- * unless this is called from within a drain (throttling, frequency).  The
- * drain may stop the event itself (throttled).  The slot is then turned
+ * unless this is called from within a drain (throttling).  The drain may
+ * stop the event itself (throttled).  The slot is then turned
  * off, the count folded in, and what is left of the period saved.
  *
  * Context: the event's CPU, interrupts off (perf core, or a drain).
@@ -1054,13 +1120,35 @@ static int embm_emu_wait(struct embm_emu *emu, u64 gen)
 }
 
 /**
+ * embm_emu_bump_gen() - bump the header's generation, atomically
+ * @h: the header
+ *
+ * The generation has two writers, this driver and a tool that maps the
+ * BAR from user space: a load and a store could lose the other's bump (and
+ * then neither would know the plugin took its fields).  A compare and
+ * exchange cannot; it is also the full barrier that orders the fields
+ * before it.  The BAR is RAM to QEMU, whose TCG runs locked instructions
+ * atomically across vCPUs.
+ *
+ * Context: any; the caller holds publish_lock (the driver's own order).
+ * Return: the generation this bump made.
+ */
+static u64 embm_emu_bump_gen(struct embm_emu_header *h)
+{
+	u64 old = READ_ONCE(h->gen);
+
+	while (!try_cmpxchg64(&h->gen, &old, old + 1))
+		;
+	return old + 1;
+}
+
+/**
  * embm_emu_publish() - tell the plugin the guest's fields, and wait
  * @emu: the device; caller holds publish_lock
  *
- * Writes the ranges, the CPUs' nodes and what is wanted, bumps the
- * generation, rings the doorbell and waits for the plugin to take it.
- * The want bits of others (an oracle tool's) are kept: the driver owns
- * EMBM_EMU_MODE_SAMPLE only.
+ * Writes the ranges, the CPUs' nodes and what the driver wants (its own
+ * drv_want: a tool's want is another field), bumps the generation, rings
+ * the doorbell and waits for the plugin to take it.
  *
  * Context: process, may sleep (up to EMBM_EMU_PUBLISH_MS).
  * Return: 0; -ETIMEDOUT if the plugin did not take it in time, -EINVAL if
@@ -1070,8 +1158,7 @@ static int embm_emu_publish(struct embm_emu *emu)
 {
 	struct embm_emu_header *h = emu->hdr;
 	struct embm_emu_topo *t = &emu->topo;
-	u32 i, want;
-	u64 gen;
+	u32 i;
 
 	lockdep_assert_held(&emu->publish_lock);
 	for (i = 0; i < t->nr_ranges; i++) {
@@ -1083,14 +1170,8 @@ static int embm_emu_publish(struct embm_emu *emu)
 	WRITE_ONCE(h->nr_ranges, t->nr_ranges);
 	for (i = 0; i < EMBM_EMU_MAX_CPUS; i++)
 		WRITE_ONCE(h->cpu_node[i], t->cpu_node[i]);
-	want = READ_ONCE(h->want) & (EMBM_EMU_MODE_SAMPLE | EMBM_EMU_MODE_ORACLE);
-	want = (want & ~EMBM_EMU_MODE_SAMPLE) | emu->want;
-	WRITE_ONCE(h->want, want);
-	gen = READ_ONCE(h->gen) + 1;
-	/* The fields before the generation that says they changed. */
-	smp_wmb();
-	WRITE_ONCE(h->gen, gen);
-	return embm_emu_wait(emu, gen);
+	WRITE_ONCE(h->drv_want, emu->want);
+	return embm_emu_wait(emu, embm_emu_bump_gen(h));
 }
 
 /*
@@ -1268,6 +1349,35 @@ static void embm_emu_idle(struct work_struct *work)
 }
 
 /**
+ * embm_emu_group_fits() - can an event's group ever be scheduled?
+ * @event: the event, not yet among its leader's siblings
+ *
+ * Each embm_emu event of a group takes a slot of the CPU while the group
+ * runs, and a group runs whole or not at all: a group with more than
+ * EMBM_EMU_SLOTS of them would never run (as x86's validate_group() finds
+ * for its counters).  Events of other PMUs take none.
+ *
+ * Context: event_init of a sibling: perf holds the leader's ctx->mutex
+ * (perf_try_init_event()), which keeps the sibling list.
+ * Return: true if it fits.
+ */
+static bool embm_emu_group_fits(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	unsigned int n = 1;
+
+	if (leader == event)
+		return true;
+	if (leader->pmu == event->pmu)
+		n++;
+	for_each_sibling_event(sibling, leader) {
+		if (sibling->pmu == event->pmu)
+			n++;
+	}
+	return n <= EMBM_EMU_SLOTS;
+}
+
+/**
  * embm_emu_event_init() - check an event's attributes and take it
  * @event: the event
  *
@@ -1275,14 +1385,20 @@ static void embm_emu_idle(struct work_struct *work)
  * EMBM_EMU_FEAT_RANDOM).  precise_ip up to 3: the IP is the access's.
  * exclude_user and exclude_kernel select the privilege levels counted;
  * the other exclude_* bits mean nothing in a TCG guest and are ignored.
- * Sample types that need registers, a stack, a call chain or branch stack
- * are refused, as is sigtrap: samples come up to EMBM_EMU_DRAIN_NS late.
+ * A group with more embm_emu events than slots is refused.  Sample types
+ * that need registers, a stack, a call chain or branch stack are refused,
+ * as is sigtrap: samples come up to EMBM_EMU_DRAIN_NS late.  So is
+ * frequency mode: perf adjusts a frequency event's period from the time
+ * between two samples as they reach it, and records reach it in batches,
+ * microseconds apart for accesses a drain interval apart (ARM's SPE
+ * refuses it for its buffer alike); a period must be given.
  *
  * Context: process (perf_event_open(), a kernel counter's creation, or
  * fork's inheritance); may sleep when the first event turns sampling on.
  * Return: 0; -ENOENT for another PMU's event; -EINVAL for bad
- * attributes; -EOPNOTSUPP for what it cannot do; -ENODEV for a CPU that
- * has no slots; embm_emu_get()'s errors.
+ * attributes, frequency mode, or a group that cannot fit the slots;
+ * -EOPNOTSUPP for what it cannot do; -ENODEV for a CPU that has no
+ * slots; embm_emu_get()'s errors.
  */
 static int embm_emu_event_init(struct perf_event *event)
 {
@@ -1296,7 +1412,9 @@ static int embm_emu_event_init(struct perf_event *event)
 		return -ENOENT;
 	if ((attr->config & ~EMBM_EMU_CFG_MASK) || attr->config1 || attr->config2 ||
 	    attr->config3 || !(attr->config & (EMBM_EMU_CFG_LOAD | EMBM_EMU_CFG_STORE)) ||
-	    (attr->exclude_user && attr->exclude_kernel))
+	    (attr->exclude_user && attr->exclude_kernel) || attr->freq)
+		return -EINVAL;
+	if (!embm_emu_group_fits(event))
 		return -EINVAL;
 	if ((attr->sample_type & EMBM_EMU_SAMPLE_UNSUPPORTED) || has_branch_stack(event) ||
 	    attr->sigtrap || attr->precise_ip > 3)
@@ -1531,6 +1649,36 @@ static void embm_emu_init_pcpu(struct embm_emu *emu)
 	}
 }
 
+/**
+ * embm_emu_release_pcpu() - stop a CPU's drains and forget the BAR
+ * @pc: the CPU's state
+ *
+ * Cancels the drain timer (waiting for a run on another CPU to end) and
+ * clears the pointers into the shared memory, so that nothing reads or
+ * writes it through @pc after: embm_emu_drain() and embm_emu_tag() do
+ * nothing without @pc->shm.
+ *
+ * Context: process (probe's unwinding, removal), may wait; no event uses
+ * the CPU (the PMU is not registered), the sched_switch probe is gone.
+ */
+static void embm_emu_release_pcpu(struct embm_emu_pcpu *pc)
+{
+	hrtimer_cancel(&pc->timer);
+	pc->active = 0;
+	pc->sampling = 0;
+	WRITE_ONCE(pc->ring, NULL);
+	WRITE_ONCE(pc->shm, NULL);
+}
+
+/* Every CPU's embm_emu_release_pcpu(), before the BAR is unmapped. */
+static void embm_emu_release_pcpus(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		embm_emu_release_pcpu(per_cpu_ptr(&embm_emu_pcpu, cpu));
+}
+
 /*
  * Map BAR 2 and check it is embm_emu's.  Probe, process context.  Return:
  * 0; -ENODEV for another user of ivshmem, -EPROTO for another version,
@@ -1676,6 +1824,7 @@ out_mem:
 out_cpuhp:
 	cpuhp_remove_state(emu->hp_state);
 out_unmap:
+	embm_emu_release_pcpus();
 	embm_emu_dev = NULL;
 	memunmap(emu->base);
 out_release:
@@ -1688,9 +1837,13 @@ out_free:
 }
 
 /*
- * The device goes (unbinding is suppressed: only a hot unplug).  perf
- * cannot take a PMU away from events that use it: unplugging the device
- * with events open is not supported.  Process context.
+ * The device goes (unbinding is suppressed: a hot unplug, or the PCI
+ * device's sysfs remove).  perf cannot take a PMU away from events that
+ * use it: unplugging the device with events open is not supported.
+ * Everything that reaches the BAR stops before it is unmapped: the PMU's
+ * callbacks, the sched_switch probe, the memory notifier and the idle
+ * work (both publish), the drain timers; the CPU hotplug callbacks (which
+ * ring the doorbells) last.  Process context.
  */
 static void embm_emu_remove(struct pci_dev *pdev)
 {
@@ -1698,12 +1851,13 @@ static void embm_emu_remove(struct pci_dev *pdev)
 
 	WRITE_ONCE(embm_emu_type, -ENODEV);
 	perf_pmu_unregister(&emu->pmu);
-	cancel_delayed_work_sync(&emu->idle_work);
 	if (IS_ENABLED(CONFIG_TRACEPOINTS)) {
 		unregister_trace_sched_switch(embm_emu_switch, NULL);
 		tracepoint_synchronize_unregister();
 	}
 	unregister_memory_notifier(&emu->mem_nb);
+	cancel_delayed_work_sync(&emu->idle_work);
+	embm_emu_release_pcpus();
 	cpuhp_remove_state(emu->hp_state);
 	embm_emu_dev = NULL;
 	memunmap(emu->base);

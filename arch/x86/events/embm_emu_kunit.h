@@ -3,8 +3,9 @@
  * KUnit tests of embm_emu.c, included at the end of it (as mm/damon/tests/
  * are) so that they reach its static functions.  The shared memory is a
  * kmalloc()ed buffer: the layout checks, the ring's bounds, the checks of a
- * record and its data source, and a drain of a corrupted ring run without
- * the device.
+ * record (its addresses against its mode too) and its data source, a drain
+ * of a corrupted ring, the generation's bump, the groups and attributes
+ * event_init refuses, and a CPU's teardown run without the device.
  */
 #ifndef _ARCH_X86_EVENTS_EMBM_EMU_KUNIT_H
 #define _ARCH_X86_EVENTS_EMBM_EMU_KUNIT_H
@@ -27,6 +28,7 @@ static u64 embm_emu_t_layout(struct embm_emu_header *h)
 	h->nr_cpus = EMBM_EMU_T_CPUS;
 	h->ring_records = EMBM_EMU_T_RING;
 	h->max_pages = EMBM_EMU_T_PAGES;
+	h->features = EMBM_EMU_FEAT_DRV_WANT;
 	h->cpu_off = off;
 	off += EMBM_EMU_T_CPUS * sizeof(struct embm_emu_cpu);
 	h->ring_off = off;
@@ -102,6 +104,13 @@ static void embm_emu_layout_test(struct kunit *test)
 	embm_emu_t_layout(h);
 	h->max_pages = U32_MAX;
 	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+
+	/* A plugin that would take want alone (user space's): refused. */
+	embm_emu_t_layout(h);
+	h->features = EMBM_EMU_FEAT_LATENCY | EMBM_EMU_FEAT_RANDOM;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_t_check(h, size));
+	h->features |= EMBM_EMU_FEAT_DRV_WANT;
+	KUNIT_EXPECT_EQ(test, 0, embm_emu_t_check(h, size));
 
 	/* Misaligned, in the header, wrapping around, overlapping, too long. */
 	embm_emu_t_layout(h);
@@ -181,8 +190,9 @@ static void embm_emu_record_test(struct kunit *test)
 {
 	struct embm_emu_t_cpu *t = embm_emu_t_cpu(test);
 	struct embm_emu_rec ok = {
-		.phys = 0x1000, .vaddr = 0x7f0000001000, .count = 101, .latency = 80,
-		.info = 1 | EMBM_EMU_REC_USER, .src = EMBM_EMU_SRC_LOCAL, .node = 0,
+		.phys = 0x1000, .vaddr = 0x7f0000001000, .ip = 0x401000, .count = 101,
+		.latency = 80, .info = 1 | EMBM_EMU_REC_USER, .src = EMBM_EMU_SRC_LOCAL,
+		.node = 0,
 	};
 	struct embm_emu_rec r;
 
@@ -215,6 +225,7 @@ static void embm_emu_record_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &ok));
 	r = ok;
 	r.info &= ~EMBM_EMU_REC_USER;
+	r.ip = 0xffffffff81000000ULL;
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_OK, embm_emu_check_record(&t->pc, &r));
 	t->event.hw.config |= EMBM_EMU_SLOT_USER;
 
@@ -229,6 +240,75 @@ static void embm_emu_record_test(struct kunit *test)
 	t->event.hw.state = 0;
 	t->pc.active = 0;
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &ok));
+}
+
+/*
+ * A record's IP and data address against the mode it says: perf would
+ * report a kernel address of a "user" record to an event that excludes the
+ * kernel.  Corrupted, whatever its slot counts.
+ */
+static void embm_emu_record_addr_test(struct kunit *test)
+{
+	static const u64 kip = 0xffffffff81000000ULL, kdata = 0xffff888000001000ULL;
+	/* Past the user half: 2^47, or 2^56 with LA57 on. */
+	const u64 noncanon = 1ULL << __VIRTUAL_MASK_SHIFT;
+	struct embm_emu_t_cpu *t = embm_emu_t_cpu(test);
+	struct embm_emu_rec user = {
+		.phys = 0x1000, .vaddr = 0x7f0000001000, .ip = 0x401000, .count = 101,
+		.latency = 80, .info = 1 | EMBM_EMU_REC_USER, .src = EMBM_EMU_SRC_LOCAL,
+	};
+	struct embm_emu_rec kern = user, r;
+
+	kern.info = 1;
+	kern.ip = kip;
+	kern.vaddr = kdata;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_OK, embm_emu_check_record(&t->pc, &user));
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_OK, embm_emu_check_record(&t->pc, &kern));
+	/* The kernel touches user memory (copy_to_user()). */
+	r = kern;
+	r.vaddr = user.vaddr;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_OK, embm_emu_check_record(&t->pc, &r));
+
+	/* User mode, a kernel or non-canonical IP or data address. */
+	r = user;
+	r.ip = kip;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r = user;
+	r.ip = noncanon;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r = user;
+	r.vaddr = kdata;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r = user;
+	r.vaddr = 0xfffffffffffff800ULL;	/* the last page: the kernel's */
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r = user;
+	r.vaddr = TASK_SIZE_MAX;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r.vaddr = TASK_SIZE_MAX - 1;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_OK, embm_emu_check_record(&t->pc, &r));
+
+	/* Kernel mode, a user or non-canonical IP, a non-canonical address. */
+	r = kern;
+	r.ip = user.ip;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r.ip = 0;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r.ip = noncanon;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r.ip = 0x8000000000000000ULL;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r = kern;
+	r.vaddr = noncanon;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+	r.vaddr = 0x7fff000000000000ULL;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
+
+	/* Bad before stale: a gone event's record with a lying mode is bad. */
+	r = user;
+	r.ip = kip;
+	t->pc.active = 0;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &r));
 }
 
 /* The fields embm's embm_served_by() and perf report --mem-mode read. */
@@ -430,6 +510,9 @@ static void embm_emu_event_init_test(struct kunit *test)
 		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD,
 				 .sample_type = PERF_SAMPLE_BRANCH_STACK } },
 		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD, .sigtrap = 1 } },
+		/* Frequency mode: samples reach perf in batches. */
+		{ -EINVAL, { .type = 42, .config = EMBM_EMU_CFG_LOAD, .freq = 1,
+			     .sample_freq = 1000 } },
 		/* "rand" only where the plugin randomises. */
 		{ -EOPNOTSUPP, { .type = 42, .config = EMBM_EMU_CFG_LOAD | EMBM_EMU_CFG_RAND } },
 		/* Good attributes, on a CPU whose numbering was not checked. */
@@ -446,6 +529,7 @@ static void embm_emu_event_init_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, event);
 	emu->pmu.type = 42;
 	event->pmu = &emu->pmu;
+	event->group_leader = event;
 	event->cpu = 0;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		event->attr = bad[i].attr;
@@ -454,15 +538,142 @@ static void embm_emu_event_init_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, event->destroy);
 }
 
+/*
+ * Groups: at most EMBM_EMU_SLOTS embm_emu events, the new one counted;
+ * events of another PMU take no slot.  A group that fits goes on to the
+ * next check (-ENODEV: CPU 0's numbering was not checked).  perf holds the
+ * leader's ctx->mutex around a sibling's event_init.
+ */
+static void embm_emu_group_test(struct kunit *test)
+{
+	struct embm_emu *emu = kunit_kzalloc(test, sizeof(*emu), GFP_KERNEL);
+	struct perf_event_context *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct perf_event *ev = kunit_kcalloc(test, 7, sizeof(*ev), GFP_KERNEL);
+	struct perf_event *leader, *event;
+	struct pmu *other;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, emu);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	emu->pmu.type = 42;
+	mutex_init(&ctx->mutex);
+	leader = &ev[0];
+	event = &ev[6];
+	for (i = 0; i < 7; i++) {
+		INIT_LIST_HEAD(&ev[i].sibling_list);
+		ev[i].group_leader = leader;
+		ev[i].ctx = ctx;
+		ev[i].pmu = &emu->pmu;
+		ev[i].cpu = 0;
+	}
+	event->attr = (struct perf_event_attr){ .type = 42, .config = EMBM_EMU_CFG_LOAD };
+
+	mutex_lock(&ctx->mutex);
+	/* Alone, and with its leader: fits. */
+	event->group_leader = event;
+	KUNIT_EXPECT_TRUE(test, embm_emu_group_fits(event));
+	event->group_leader = leader;
+	KUNIT_EXPECT_TRUE(test, embm_emu_group_fits(event));
+	/* The leader, 2 siblings and the new one: 4, the slots. */
+	for (i = 1; i <= 2; i++)
+		list_add_tail(&ev[i].sibling_list, &leader->sibling_list);
+	KUNIT_EXPECT_TRUE(test, embm_emu_group_fits(event));
+	KUNIT_EXPECT_EQ(test, -ENODEV, embm_emu_event_init(event));
+	/* A fifth: it could never be scheduled. */
+	list_add_tail(&ev[3].sibling_list, &leader->sibling_list);
+	KUNIT_EXPECT_FALSE(test, embm_emu_group_fits(event));
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_event_init(event));
+	/* Another PMU's events (the leader's too) take no slot. */
+	ev[3].pmu = other;
+	list_add_tail(&ev[4].sibling_list, &leader->sibling_list);
+	ev[4].pmu = other;
+	KUNIT_EXPECT_TRUE(test, embm_emu_group_fits(event));
+	leader->pmu = other;
+	ev[3].pmu = &emu->pmu;
+	KUNIT_EXPECT_TRUE(test, embm_emu_group_fits(event));
+	ev[4].pmu = &emu->pmu;
+	KUNIT_EXPECT_FALSE(test, embm_emu_group_fits(event));
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_NULL(test, event->destroy);
+}
+
+/*
+ * The generation has two writers (the driver, a tool in user space): each
+ * bump is one atomic step that returns its own value, wrapping at 2^64.
+ */
+static void embm_emu_gen_test(struct kunit *test)
+{
+	struct embm_emu_header *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->gen = 41;
+	KUNIT_EXPECT_EQ(test, 42ULL, embm_emu_bump_gen(h));
+	KUNIT_EXPECT_EQ(test, 42ULL, h->gen);
+	/* Another writer's bump in between is kept. */
+	h->gen += 1;
+	KUNIT_EXPECT_EQ(test, 44ULL, embm_emu_bump_gen(h));
+	h->gen = U64_MAX;
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_emu_bump_gen(h));
+	/* The driver's want is its own field: a tool's is left alone. */
+	KUNIT_EXPECT_EQ(test, offsetof(struct embm_emu_header, drv_want),
+			offsetof(struct embm_emu_header, nr_pages) + sizeof(u32));
+}
+
+/* The drain timer of a test's CPU: never on this CPU, so it ends. */
+static enum hrtimer_restart embm_emu_t_timer(struct hrtimer *timer)
+{
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * A CPU's teardown at removal: the drain timer is cancelled, the pointers
+ * into the shared memory are gone, and a drain or a tag after it touches
+ * nothing.
+ */
+static void embm_emu_release_test(struct kunit *test)
+{
+	struct embm_emu_t_cpu *t = embm_emu_t_cpu(test);
+	struct embm_emu_pcpu *pc = &t->pc;
+
+	hrtimer_init(&pc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	pc->timer.function = embm_emu_t_timer;
+	pc->sampling = pc->active;
+	hrtimer_start(&pc->timer, ms_to_ktime(60 * MSEC_PER_SEC), HRTIMER_MODE_REL_HARD);
+	KUNIT_ASSERT_TRUE(test, hrtimer_active(&pc->timer));
+
+	embm_emu_release_pcpu(pc);
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&pc->timer));
+	KUNIT_EXPECT_NULL(test, pc->shm);
+	KUNIT_EXPECT_NULL(test, pc->ring);
+	KUNIT_EXPECT_EQ(test, 0U, pc->active | pc->sampling);
+
+	/* The memory may be unmapped now: nothing reaches it through @pc. */
+	t->shm.head = 5;
+	t->shm.active = 0xff;
+	embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+	embm_emu_tag(pc, current);
+	KUNIT_EXPECT_EQ(test, 0ULL, pc->tail);
+	KUNIT_EXPECT_EQ(test, 0ULL, READ_ONCE(t->shm.tail));
+	KUNIT_EXPECT_EQ(test, 0xffU, READ_ONCE(t->shm.active));
+	KUNIT_EXPECT_EQ(test, 0ULL, READ_ONCE(t->shm.task));
+}
+
 static struct kunit_case embm_emu_test_cases[] = {
 	KUNIT_CASE(embm_emu_layout_test),
 	KUNIT_CASE(embm_emu_ring_test),
 	KUNIT_CASE(embm_emu_record_test),
+	KUNIT_CASE(embm_emu_record_addr_test),
 	KUNIT_CASE(embm_emu_data_src_test),
 	KUNIT_CASE(embm_emu_drain_test),
 	KUNIT_CASE(embm_emu_range_test),
 	KUNIT_CASE(embm_emu_left_test),
 	KUNIT_CASE(embm_emu_event_init_test),
+	KUNIT_CASE(embm_emu_group_test),
+	KUNIT_CASE(embm_emu_gen_test),
+	KUNIT_CASE(embm_emu_release_test),
 	{}
 };
 

@@ -11,15 +11,25 @@
  * the hardware PMUs (pebs, ibs), which a real machine has, and before the
  * page faults, which see first touches only.
  *
- * The default periods: with the plugin counting, TCG runs a memory-bound
- * loop at some 65 million loads a second on a vCPU (embm-bench -p
- * seq-read under perf stat, this repository's QEMU 10 machines), and a
+ * The default periods: with the plugin counting, QEMU 10's TCG runs a
+ * memory-bound loop at some 65 million loads a second on a vCPU of a
+ * 2-core x86-64 host (embm-bench -p seq-read under perf stat), and a
  * sample costs the drain about 5 microseconds of guest time (the same
  * loop under perf record at periods 10007 to 100).  At 10007 a busy vCPU
  * takes some 6,500 load samples a second, 3% of it to drain and about as
  * much for ksamplingd, which embm's default cpu_budget allows; stores are
  * fewer, and 5003 takes about as many of them.  Primes, so that strided
  * loops do not alias with the period when the plugin cannot randomise it.
+ *
+ * The least period, EMBM_EMU_MIN_PERIOD, for loads and stores alike: the
+ * drain timer takes at most EMBM_EMU_DRAIN_MAX (256) records a
+ * millisecond from a CPU's ring, 256,000 a second, and a vCPU at that
+ * 65 million accesses a second writes as many at a period of 254.  Below
+ * it a busy vCPU outruns its drains for good: the ring stays full, the
+ * plugin drops records (lost samples), and the vCPU spends its time
+ * draining rather than running (a period of 1 is a record an access).
+ * setup() refuses a smaller period at session start, as the ibs source
+ * refuses one below 144; perf's own users of embm_emu are not bound by it.
  *
  * An access is one memory operation as TCG runs it: a string instruction
  * (rep stos, rep movs) is one per element, so the kernel's clear_page_erms
@@ -30,6 +40,7 @@
 #include <linux/embm.h>
 #include <linux/init.h>
 #include <linux/perf_event.h>
+#include <linux/stringify.h>
 #include <uapi/linux/embm_emu.h>
 #include <kunit/static_stub.h>
 
@@ -37,6 +48,8 @@
 
 #define EMBM_EMU_LOAD_PERIOD	10007
 #define EMBM_EMU_STORE_PERIOD	5003
+/* The least period of either event: see above.  A plain number for the reason. */
+#define EMBM_EMU_MIN_PERIOD	256
 
 #define EMBM_EMU_NO_DEVICE \
 	"no embm_emu device: QEMU with embm's TCG plugin (scripts/embm run)"
@@ -89,10 +102,12 @@ static bool embm_emu_src_pmu_ok(u32 type)
  * @descs: filled in
  * @why:   set to the reason
  *
- * Randomised intervals ("rand") when the plugin has them.
+ * Randomised intervals ("rand") when the plugin has them.  A load or store
+ * period below EMBM_EMU_MIN_PERIOD is refused.
  *
  * Context: process, at session start.
- * Return: 2, or -EOPNOTSUPP without an embm_emu device.
+ * Return: 2, -EOPNOTSUPP without an embm_emu device, or -EINVAL for a
+ * period below EMBM_EMU_MIN_PERIOD.
  */
 static int embm_emu_src_setup(const struct embm_source_args *args,
 			      struct embm_event_desc *descs, const char **why)
@@ -104,6 +119,12 @@ static int embm_emu_src_setup(const struct embm_source_args *args,
 	if (type < PERF_TYPE_MAX) {
 		*why = EMBM_EMU_NO_DEVICE;
 		return -EOPNOTSUPP;
+	}
+	if ((args->period && args->period < EMBM_EMU_MIN_PERIOD) ||
+	    (args->store_period && args->store_period < EMBM_EMU_MIN_PERIOD)) {
+		*why = "emu needs periods of " __stringify(EMBM_EMU_MIN_PERIOD)
+		       " or more (the drains take 256 records a millisecond)";
+		return -EINVAL;
 	}
 	descs[0] = (struct embm_event_desc){
 		.name = "emu-loads",
@@ -136,6 +157,7 @@ static const struct embm_source embm_src_emu = {
 	.rank		= 30,	/* after pebs and ibs, before page faults */
 	.period		= EMBM_EMU_LOAD_PERIOD,
 	.store_period	= EMBM_EMU_STORE_PERIOD,
+	.min_period	= EMBM_EMU_MIN_PERIOD,
 	.setup		= embm_emu_src_setup,
 	.semantics	=
 		"EMULATED: one load in period, one store in store_period, of those QEMU's TCG plugin runs (user and kernel); latency and data source are MODELLED by the plugin from the physical address's range, not measured; share: of accesses served by memory",

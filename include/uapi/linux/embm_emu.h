@@ -19,14 +19,27 @@
  * Each side takes everything the other writes as untrusted: indexes,
  * counts and offsets are checked before use.
  *
+ * Two writers share the guest's header fields: the kernel's embm_emu
+ * driver and a user-space tool that maps the BAR (embm-oracle, as root).
+ * Each field but one has a single writer: @drv_want is the driver's,
+ * @want the tool's (the plugin instruments for the two ORed); the ranges
+ * and cpu_node are the driver's while it is bound, else the tool's; the
+ * watched pages are the tool's.  The one field both write is @gen, and
+ * both bump it only with an atomic read-modify-write (LOCK XADD or
+ * CMPXCHG: atomic under TCG, whose vCPUs share the host's memory), never
+ * with a plain load and store, so that neither loses the other's bump.
+ *
  * The doorbell: every CPUID instruction the guest executes.  The plugin
  * instruments CPUID (and nothing else while no slot is on and no oracle
  * counts), and on each one bumps the vCPU's embm_emu_cpu.bell, records the
  * address space in bell_as, and, when embm_emu_header.gen differs from
- * gen_seen, takes the guest's new header fields (want, ranges, cpu_node,
- * the watched pages): it re-instruments QEMU's translated code for them
- * while every vCPU is stopped, then sets gen_seen = gen.  A guest changes
- * those fields, bumps gen, executes CPUID and waits for gen_seen.
+ * gen_seen, reads gen, then takes the guest's header fields as they are
+ * then (want, drv_want, ranges, cpu_node, the watched pages): it
+ * re-instruments QEMU's translated code for them while every vCPU is
+ * stopped, then sets gen_seen to the gen it read.  A writer changes its
+ * fields, bumps gen atomically to some G, executes CPUID and waits until
+ * gen_seen is G or later (as a signed difference): a later G was read
+ * after its fields were written, so they were taken too.
  *
  * Ring and slots of CPU n are written by vCPU n's thread and read by guest
  * CPU n only, which runs on that same thread: no barrier is needed between
@@ -51,7 +64,7 @@
 #define EMBM_EMU_MAX_SPACES	64	/* address spaces the oracle tells apart */
 #define EMBM_EMU_OTHER_SPACE	(EMBM_EMU_MAX_SPACES - 1) /* index: the rest */
 
-/* embm_emu_header.want and .mode */
+/* embm_emu_header.want, .drv_want and .mode */
 #define EMBM_EMU_MODE_SAMPLE	(1U << 0)	/* instrument for the slots */
 #define EMBM_EMU_MODE_ORACLE	(1U << 1)	/* count every access exactly */
 
@@ -61,6 +74,8 @@
 #define EMBM_EMU_FEAT_ORACLE	(1U << 2)	/* exact counts on request */
 #define EMBM_EMU_FEAT_RANDOM	(1U << 3)	/* randomised periods */
 #define EMBM_EMU_FEAT_CORRUPT	(1U << 4)	/* corrupts what it writes, for tests */
+#define EMBM_EMU_FEAT_DRV_WANT	(1U << 5)	/* takes drv_want beside want */
+#define EMBM_EMU_FEAT_CPL	(1U << 6)	/* user or kernel by CPL, not by the IP */
 
 /* embm_emu_range.kind: what a range's memory is, as the guest sees it */
 #define EMBM_EMU_KIND_DRAM	0	/* a node with CPUs */
@@ -83,7 +98,7 @@
 #define EMBM_EMU_ERR_RANGES	1	/* nr_ranges too big, a range empty or overlapping */
 #define EMBM_EMU_ERR_NODE	2	/* a cpu_node or range node out of bounds */
 #define EMBM_EMU_ERR_PAGES	3	/* nr_pages too big or the list not sorted */
-#define EMBM_EMU_ERR_WANT	4	/* unknown bits in want */
+#define EMBM_EMU_ERR_WANT	4	/* unknown bits in want or drv_want */
 
 /**
  * struct embm_emu_range - physical memory of one node, or part of it
@@ -130,7 +145,8 @@ struct embm_emu_lat {
  * @mode:	EMBM_EMU_MODE_* the plugin instruments for now.
  * @gen_seen:	the last @gen the plugin took (or refused: see @error).
  * @error:	EMBM_EMU_ERR_* of the last @gen taken; its fields were
- *		not taken then.
+ *		not taken then.  With two writers it is of the fields as
+ *		the plugin found them, whoever changed them last.
  * @bells:	doorbells seen, every vCPU.
  * @resets:	times the plugin re-instrumented the code.
  * @cpu_mhz:	the modelled clock, for cycles from nanoseconds.
@@ -141,10 +157,17 @@ struct embm_emu_lat {
  *		the last, EMBM_EMU_OTHER_SPACE, counts all spaces past the
  *		others.
  * @lat:	the latency model, per EMBM_EMU_SRC_*.
- * @gen:	guest: bumped after it changes any field below.
- * @want:	guest: EMBM_EMU_MODE_* it needs.
+ * @gen:	guest: bumped, atomically (see above), after a writer
+ *		changes any field below.
+ * @want:	guest, user space: EMBM_EMU_MODE_* a tool that maps the BAR
+ *		needs (embm-oracle: ORACLE).
  * @nr_ranges:	guest: entries of @range.
- * @nr_pages:	guest: entries of the watched page list, ascending.
+ * @nr_pages:	guest, user space: entries of the watched page list,
+ *		ascending.
+ * @drv_want:	guest, the kernel's driver: EMBM_EMU_MODE_* it needs
+ *		(SAMPLE while perf events exist).  The plugin instruments
+ *		for @want | @drv_want.  Zero, and ignored, before plugins
+ *		with EMBM_EMU_FEAT_DRV_WANT.
  * @range:	guest: the physical memory of each node.
  * @cpu_node:	guest: the NUMA node of each CPU.
  */
@@ -177,7 +200,7 @@ struct embm_emu_header {
 	__u32 want;
 	__u32 nr_ranges;
 	__u32 nr_pages;
-	__u32 reserved;
+	__u32 drv_want;
 	struct embm_emu_range range[EMBM_EMU_MAX_RANGES];
 	__u32 cpu_node[EMBM_EMU_MAX_CPUS];
 };
@@ -186,8 +209,8 @@ struct embm_emu_header {
 #define EMBM_EMU_SLOT_ON	(1U << 0)	/* counts and samples */
 #define EMBM_EMU_SLOT_LOAD	(1U << 1)	/* counts loads */
 #define EMBM_EMU_SLOT_STORE	(1U << 2)	/* counts stores */
-#define EMBM_EMU_SLOT_USER	(1U << 3)	/* counts at CPL 3 */
-#define EMBM_EMU_SLOT_KERNEL	(1U << 4)	/* counts at CPL 0-2 */
+#define EMBM_EMU_SLOT_USER	(1U << 3)	/* counts user mode (EMBM_EMU_REC_USER) */
+#define EMBM_EMU_SLOT_KERNEL	(1U << 4)	/* counts the rest */
 /* Each interval is drawn from [period/2, 3*period/2). */
 #define EMBM_EMU_SLOT_RANDOM	(1U << 5)
 
@@ -247,7 +270,13 @@ struct embm_emu_cpu {
 /* embm_emu_record.info */
 #define EMBM_EMU_REC_SLOT_MASK	0x0003	/* the slot that sampled */
 #define EMBM_EMU_REC_STORE	0x0004	/* a store; else a load */
-#define EMBM_EMU_REC_USER	0x0008	/* at CPL 3 */
+/*
+ * User mode: CPL 3 (the low bits of CS) where the plugin says
+ * EMBM_EMU_FEAT_CPL, else an instruction pointer in the lower half
+ * (below 2^47).  A reader checks @ip against it (and @vaddr too for user
+ * mode): a record whose addresses contradict its mode is corrupted.
+ */
+#define EMBM_EMU_REC_USER	0x0008
 #define EMBM_EMU_REC_IO		0x0010	/* QEMU did it as an I/O access */
 
 /**
@@ -283,7 +312,8 @@ struct embm_emu_record {
 /**
  * struct embm_emu_oracle - exact counts of one vCPU, while the oracle counts
  * @acc: accesses per range (EMBM_EMU_NO_RANGE: in none), [0] user and [1]
- *	 kernel, [0] loads and [1] stores.
+ *	 kernel mode (as EMBM_EMU_REC_USER tells them), [0] loads and [1]
+ *	 stores.
  */
 struct embm_emu_oracle {
 	__u64 acc[EMBM_EMU_MAX_RANGES + 1][2][2];

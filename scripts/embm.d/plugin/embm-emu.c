@@ -33,6 +33,15 @@
  *
  * Doorbell: the guest's CPUID instruction.  While no slot is on and no
  * oracle counts (mode 0), only CPUID and "mov reg, %cr3" are instrumented.
+ * The guest has two writers of what it wants, the kernel's driver
+ * (drv_want) and a user-space tool (want): the plugin instruments for
+ * both, ORed.
+ *
+ * User or kernel mode: the CPL, the low bits of CS, read once when a block
+ * is translated.  QEMU's x86 translation blocks are per CPL (it is in the
+ * hflags that key them), so every access of a block has the CPL of its
+ * translation; that costs nothing per access.  Without a readable CS, the
+ * instruction pointer's half says it (EMBM_EMU_FEAT_CPL is then clear).
  * A change of mode re-translates every block with qemu_plugin_reset(),
  * whose callback runs with every vCPU stopped; there the new guest fields
  * are taken and the callbacks registered again.
@@ -198,6 +207,7 @@ static struct vcpu vcpus[EMBM_EMU_MAX_CPUS];
 static struct embm_emu_header *hdr;
 static struct embm_emu_header lay;	/* the offsets, as laid out: the guest
 					 * can overwrite hdr's */
+static uint32_t features;		/* EMBM_EMU_FEAT_*, as published */
 static uint8_t *shm;
 static uint64_t shm_size;
 static unsigned int ring_records = 4096, max_pages = 16384, mhz = 3000;
@@ -208,8 +218,10 @@ static const char *out_path;
 static struct embm_emu_lat lat_cycles[EMBM_EMU_SRC_NR];
 
 /* Registers, found at the first vCPU's init (NULL: not readable) */
-static struct qemu_plugin_register *reg_cr3, *reg_gpr[16];
+static struct qemu_plugin_register *reg_cr3, *reg_cs, *reg_gpr[16];
 static pthread_once_t regs_once = PTHREAD_ONCE_INIT;
+/* CS reads that failed at translation: those blocks went by the IP's half */
+static uint64_t cpl_unknown;
 
 static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t space_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -247,24 +259,29 @@ static inline uint64_t xorshift(struct vcpu *v)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
-/* Read a register of the current vCPU as a little-endian number, or 0. */
-static uint64_t read_reg(struct vcpu *v, struct qemu_plugin_register *r, bool *ok)
+/* Read a register of the current vCPU into @buf as a little-endian number, or 0. */
+static uint64_t read_reg_buf(GByteArray *buf, struct qemu_plugin_register *r, bool *ok)
 {
 	uint64_t val = 0;
 	int n;
 
 	*ok = false;
-	if (!r || !v->buf)
+	if (!r || !buf)
 		return 0;
-	g_byte_array_set_size(v->buf, 0);
-	n = qemu_plugin_read_register(r, v->buf);
-	if (n <= 0 || v->buf->len < (unsigned int)n)
+	g_byte_array_set_size(buf, 0);
+	n = qemu_plugin_read_register(r, buf);
+	if (n <= 0 || buf->len < (unsigned int)n)
 		return 0;
 	if (n > 8)
 		n = 8;
-	memcpy(&val, v->buf->data, n);
+	memcpy(&val, buf->data, n);
 	*ok = true;
 	return val;
+}
+
+static uint64_t read_reg(struct vcpu *v, struct qemu_plugin_register *r, bool *ok)
+{
+	return read_reg_buf(v->buf, r, ok);
 }
 
 /* ---- the latency and cache models ---- */
@@ -466,7 +483,7 @@ static uint64_t next_interval(struct vcpu *v, uint64_t period, uint32_t ctl)
 
 /* Write a record to the vCPU's ring; false if it was full (lost). */
 static bool sample(struct vcpu *v, unsigned int slot, uint64_t count,
-		   qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t ip,
+		   qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t ip, bool user,
 		   bool store, uint64_t phys, bool have_phys, bool io, int ri, int lvl)
 {
 	struct embm_emu_cpu *c = v->cpu;
@@ -504,7 +521,7 @@ static bool sample(struct vcpu *v, unsigned int slot, uint64_t count,
 	r->count = count;
 	r->latency = draw_latency(v, src);
 	r->info = slot | (store ? EMBM_EMU_REC_STORE : 0) |
-		  (ip < USER_TOP ? EMBM_EMU_REC_USER : 0) |
+		  (user ? EMBM_EMU_REC_USER : 0) |
 		  (io ? EMBM_EMU_REC_IO : 0);
 	r->size_shift = qemu_plugin_mem_size_shift(info);
 	r->src = src;
@@ -660,12 +677,12 @@ static void corrupt_tick(struct vcpu *v, unsigned int slot)
 }
 
 static inline void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
-			      uint64_t vaddr, void *udata,
+			      uint64_t vaddr, void *udata, bool user,
 			      bool do_sample, bool do_oracle)
 {
 	struct vcpu *v;
 	uint64_t ip = (uintptr_t)udata, phys = 0;
-	bool user = ip < USER_TOP, store, have_phys = false, io = false;
+	bool store, have_phys = false, io = false;
 	uint32_t active = 0, need;
 	int ri = -1, lvl = 3;
 	unsigned int s;
@@ -723,8 +740,8 @@ static inline void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 				ri = range_find(v, phys);
 			}
 		}
-		wrote = sample(v, s, sl->count, info, vaddr, ip, store, phys, have_phys, io,
-			       ri, lvl);
+		wrote = sample(v, s, sl->count, info, vaddr, ip, user, store, phys, have_phys,
+			       io, ri, lvl);
 		sl->left = next_interval(v, sl->period, ctl);
 		/* corrupt=N: the only cost it adds when off */
 		if (__builtin_expect(corrupt_every != 0, 0) && wrote)
@@ -732,23 +749,19 @@ static inline void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 	}
 }
 
-static void mem_sample(unsigned int vi, qemu_plugin_meminfo_t info,
-		       uint64_t vaddr, void *udata)
-{
-	mem_access(vi, info, vaddr, udata, true, false);
+/* The memory callbacks: what is on, and the mode of the block's accesses. */
+#define MEM_CB(name, user, do_sample, do_oracle)				\
+static void name(unsigned int vi, qemu_plugin_meminfo_t info,		\
+		 uint64_t vaddr, void *udata)					\
+{										\
+	mem_access(vi, info, vaddr, udata, user, do_sample, do_oracle);	\
 }
-
-static void mem_oracle(unsigned int vi, qemu_plugin_meminfo_t info,
-		       uint64_t vaddr, void *udata)
-{
-	mem_access(vi, info, vaddr, udata, false, true);
-}
-
-static void mem_both(unsigned int vi, qemu_plugin_meminfo_t info,
-		     uint64_t vaddr, void *udata)
-{
-	mem_access(vi, info, vaddr, udata, true, true);
-}
+MEM_CB(mem_sample_k, false, true, false)
+MEM_CB(mem_sample_u, true, true, false)
+MEM_CB(mem_oracle_k, false, false, true)
+MEM_CB(mem_oracle_u, true, false, true)
+MEM_CB(mem_both_k, false, true, true)
+MEM_CB(mem_both_u, true, true, true)
 
 /* ---- taking the guest's fields ---- */
 
@@ -764,9 +777,12 @@ static uint32_t cfg_take(struct cfg *c)
 {
 	uint32_t i, n;
 
-	c->want = hdr->want;
-	if (c->want & ~(EMBM_EMU_MODE_SAMPLE | EMBM_EMU_MODE_ORACLE))
+	uint32_t want = hdr->want, drv_want = hdr->drv_want;
+
+	/* Each writer's own field, read once: the driver's and a tool's. */
+	if ((want | drv_want) & ~(EMBM_EMU_MODE_SAMPLE | EMBM_EMU_MODE_ORACLE))
 		return EMBM_EMU_ERR_WANT;
+	c->want = want | drv_want;
 	n = hdr->nr_ranges;
 	if (n > EMBM_EMU_MAX_RANGES)
 		return EMBM_EMU_ERR_RANGES;
@@ -852,9 +868,7 @@ static void publish_plugin_fields(void)
 	hdr->space_off = lay.space_off;
 	hdr->page_off = lay.page_off;
 	hdr->page_count_off = lay.page_count_off;
-	hdr->features = EMBM_EMU_FEAT_LATENCY | EMBM_EMU_FEAT_ORACLE | EMBM_EMU_FEAT_RANDOM |
-			(cache_on ? EMBM_EMU_FEAT_CACHE : 0) |
-			(corrupt_every ? EMBM_EMU_FEAT_CORRUPT : 0);
+	hdr->features = features;
 	hdr->mode = mode;
 	hdr->cpu_mhz = mhz;
 	hdr->resets = resets;
@@ -992,23 +1006,55 @@ static int classify(const uint8_t *b, size_t len)
 	return 0;
 }
 
+/*
+ * The CPL of the block being translated: CS as the vCPU has it now, which
+ * is the state the block is translated for (and looked up by).  -1 if CS
+ * cannot be read.  Translation runs on the vCPU's own thread.
+ */
+static int tb_cpl(void)
+{
+	static __thread GByteArray *buf;
+	uint64_t cs;
+	bool ok;
+
+	if (!reg_cs)
+		return -1;
+	if (!buf)
+		buf = g_byte_array_new();
+	cs = read_reg_buf(buf, reg_cs, &ok);
+	if (!ok) {
+		/* The header says it from now on; the count is in out=. */
+		if (!__atomic_fetch_add(&cpl_unknown, 1, __ATOMIC_RELAXED)) {
+			__atomic_and_fetch(&features, ~EMBM_EMU_FEAT_CPL, __ATOMIC_RELAXED);
+			hdr->features = features;
+			say("embm-emu: CS unreadable in translation: user or kernel mode by the IP's half\n");
+		}
+		return -1;
+	}
+	return cs & 3;
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
+	static const qemu_plugin_vcpu_mem_cb_t cbs[4][2] = {	/* [mode][user] */
+		[EMBM_EMU_MODE_SAMPLE] = { mem_sample_k, mem_sample_u },
+		[EMBM_EMU_MODE_ORACLE] = { mem_oracle_k, mem_oracle_u },
+		[EMBM_EMU_MODE_SAMPLE | EMBM_EMU_MODE_ORACLE] = { mem_both_k, mem_both_u },
+	};
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
-	qemu_plugin_vcpu_mem_cb_t mcb = NULL;
+	unsigned int m = mode & (EMBM_EMU_MODE_SAMPLE | EMBM_EMU_MODE_ORACLE);
+	int cpl = m ? tb_cpl() : -1;
 
 	(void)id;
-	if ((mode & EMBM_EMU_MODE_SAMPLE) && (mode & EMBM_EMU_MODE_ORACLE))
-		mcb = mem_both;
-	else if (mode & EMBM_EMU_MODE_SAMPLE)
-		mcb = mem_sample;
-	else if (mode & EMBM_EMU_MODE_ORACLE)
-		mcb = mem_oracle;
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint64_t pc = qemu_plugin_insn_vaddr(insn);
 		uint8_t b[16];
 		size_t len = qemu_plugin_insn_data(insn, b, sizeof(b));
 		int k = classify(b, len);
+		/* CPL 3 is user mode; without it, the instruction's half. */
+		bool user = cpl >= 0 ? cpl == 3 : pc < USER_TOP;
+		qemu_plugin_vcpu_mem_cb_t mcb = cbs[m][user];
 
 		if (k == 1)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, insn_cpuid,
@@ -1018,8 +1064,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				QEMU_PLUGIN_CB_R_REGS, (void *)(uintptr_t)(k >> 4));
 		if (mcb)
 			qemu_plugin_register_vcpu_mem_cb(insn, mcb, QEMU_PLUGIN_CB_NO_REGS,
-				QEMU_PLUGIN_MEM_RW,
-				(void *)(uintptr_t)qemu_plugin_insn_vaddr(insn));
+				QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)pc);
 	}
 }
 
@@ -1047,6 +1092,8 @@ static void find_regs(void)
 			    d->feature ? d->feature : "-");
 		if (!strcmp(d->name, "cr3"))
 			reg_cr3 = d->handle;
+		if (!strcmp(d->name, "cs"))
+			reg_cs = d->handle;
 		for (g = 0; g < 16; g++)
 			if (!strcmp(d->name, gpr[g]))
 				reg_gpr[g] = d->handle;
@@ -1054,6 +1101,11 @@ static void find_regs(void)
 	g_array_free(regs, 1);
 	if (!reg_cr3)
 		say("embm-emu: no cr3 register: address spaces are not told apart\n");
+	if (reg_cs)
+		__atomic_or_fetch(&features, EMBM_EMU_FEAT_CPL, __ATOMIC_RELAXED);
+	else
+		say("embm-emu: no cs register: user or kernel mode by the IP's half\n");
+	hdr->features = features;
 }
 
 static void vcpu_init(qemu_plugin_id_t id, unsigned int vi)
@@ -1172,7 +1224,8 @@ static void write_oracle(FILE *f)
 		lost += vcpus[c].lost;
 	}
 	fprintf(f, "plugin records %" PRIu64 " lost %" PRIu64 " resets %" PRIu64
-		" bells %" PRIu64 "\n", records, lost, resets, bells_total);
+		" bells %" PRIu64 " cpl_unknown %" PRIu64 "\n", records, lost, resets,
+		bells_total, cpl_unknown);
 	if (corrupt_every)
 		write_corrupt(f);
 }
@@ -1447,6 +1500,10 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		}
 	}
 	mode = host_oracle ? EMBM_EMU_MODE_ORACLE : 0;
+	/* EMBM_EMU_FEAT_CPL once the first vCPU found CS (find_regs()). */
+	features = EMBM_EMU_FEAT_LATENCY | EMBM_EMU_FEAT_ORACLE | EMBM_EMU_FEAT_RANDOM |
+		   EMBM_EMU_FEAT_DRV_WANT | (cache_on ? EMBM_EMU_FEAT_CACHE : 0) |
+		   (corrupt_every ? EMBM_EMU_FEAT_CORRUPT : 0);
 
 	publish_plugin_fields();
 	__atomic_store_n(&hdr->magic, EMBM_EMU_MAGIC, __ATOMIC_RELEASE);

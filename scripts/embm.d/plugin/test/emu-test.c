@@ -8,8 +8,10 @@
  *	counts of a loop of LOADS loads and STORES stores to a buffer bound
  *	to NODE (per watched page, per address space and range); a slot
  *	armed on this CPU with PERIOD: records with the right phys, node,
- *	op and source, about count / PERIOD of them.  Prints "ok ..." or
- *	"not ok ..." lines, exits 1 on any failure.
+ *	op and source, about count / PERIOD of them; a kernel-mode slot's
+ *	records (a read() from /dev/zero into the buffer) by CPL, with kernel
+ *	IPs; the driver's drv_want beside user space's want.  Prints "ok ..."
+ *	or "not ok ..." lines, exits 1 on any failure.
  *   emu-test fuzz [-l ROUNDS]
  *	garbage in every field of the shared memory, doorbells and accesses
  *	between: QEMU must live on and the plugin answer after.
@@ -22,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <numaif.h>
 #include <sched.h>
@@ -37,6 +40,8 @@
 #include "emu_oracle.h"
 
 #define BUF_SIZE	(8UL << 20)
+#define KERNEL_HALF	0xffff800000000000ULL	/* 4-level paging's kernel half */
+#define KERNEL_READ	(64UL << 10)		/* bytes read() from /dev/zero */
 
 static int failures;
 static struct emu_dev dev;
@@ -412,6 +417,72 @@ static int cmd_check(int node, uint64_t nloads, uint64_t nstores, uint64_t perio
 	      (unsigned long long)hi_gap, (unsigned long long)period);
 	check(c->lost == lost0, "no record lost (%llu)", (unsigned long long)(c->lost - lost0));
 	c->tail = c->head;
+
+	/*
+	 * Kernel mode, by CPL: slot 2 counts the kernel's stores only, and
+	 * read() from /dev/zero stores into the user buffer from the kernel
+	 * (a store an element of rep stos, as TCG runs it).  Every record is kernel
+	 * mode, with a kernel IP; some are in the buffer.
+	 */
+	{
+		uint64_t kperiod = period < 64 ? period : 64, inb = 0, bad = 0;
+		int fd = open("/dev/zero", O_RDONLY);
+		ssize_t got;
+
+		sl = &c->slot[2];
+		sl->period = kperiod;
+		sl->left = kperiod;
+		sl->ctl = EMBM_EMU_SLOT_ON | EMBM_EMU_SLOT_STORE | EMBM_EMU_SLOT_KERNEL;
+		head0 = c->head;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		c->active = 4;
+		got = fd < 0 ? -1 : read(fd, buf, KERNEL_READ);
+		c->active = 0;
+		sl->ctl = 0;
+		if (fd >= 0)
+			close(fd);
+		nrec = c->head - head0;
+		for (i = 0; i < nrec && i < dev.hdr->ring_records; i++) {
+			const struct embm_emu_record *rec =
+				&emu_ring(&dev, cpu)[(head0 + i) & (dev.hdr->ring_records - 1)];
+
+			if ((rec->info & (EMBM_EMU_REC_STORE | EMBM_EMU_REC_USER |
+					  EMBM_EMU_REC_SLOT_MASK)) != (EMBM_EMU_REC_STORE | 2) ||
+			    rec->ip < KERNEL_HALF) {
+				if (bad < 3)
+					printf("# bad kernel record: vaddr 0x%llx ip 0x%llx info 0x%x\n",
+					       (unsigned long long)rec->vaddr,
+					       (unsigned long long)rec->ip, rec->info);
+				bad++;
+			}
+			inb += rec->vaddr - (uintptr_t)buf < KERNEL_READ;
+		}
+		check(got == (ssize_t)KERNEL_READ && nrec > 0 && !bad &&
+		      inb * kperiod * 16 >= KERNEL_READ,
+		      "kernel mode (CPL%s): %llu store records, %llu bad, %llu in the buffer read()",
+		      dev.hdr->features & EMBM_EMU_FEAT_CPL ? "" : ": no, by the IP's half",
+		      (unsigned long long)nrec, (unsigned long long)bad,
+		      (unsigned long long)inb);
+		c->tail = c->head;
+	}
+
+	/*
+	 * Two writers of what is wanted: the driver's drv_want and user
+	 * space's want, ORed; each bump of gen is atomic and its own.
+	 */
+	{
+		uint64_t g0 = dev.hdr->gen;
+
+		dev.hdr->drv_want = EMBM_EMU_MODE_SAMPLE;
+		ret = emu_set_want(&dev, 0, EMU_TIMEOUT_MS);
+		check(ret == 0 && dev.hdr->mode == EMBM_EMU_MODE_SAMPLE && dev.hdr->gen == g0 + 1,
+		      "drv_want alone: mode %u (gen %llu after %llu)", dev.hdr->mode,
+		      (unsigned long long)dev.hdr->gen, (unsigned long long)g0);
+		dev.hdr->drv_want = 0x40;
+		ret = emu_commit(&dev, EMU_TIMEOUT_MS);
+		check(ret == EMBM_EMU_ERR_WANT, "unknown drv_want bits refused (error %d)", ret);
+		dev.hdr->drv_want = 0;
+	}
 
 	ret = emu_set_want(&dev, 0, EMU_TIMEOUT_MS);
 	check(ret == 0 && dev.hdr->mode == 0, "everything off (mode %u, resets %llu, bells %llu)",
