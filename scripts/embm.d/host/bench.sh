@@ -50,6 +50,7 @@ taken: what the plugin's instrumentation for sampling costs by itself).
 --quick: 1 round of 8M, periods "1 16", 5 sessions; emulated PMU: 3
 rounds of 200 passes at the default periods (the smoke 'scripts/embm
 test' runs).
+With EMBM_LOCK=FILE it holds flock FILE around its build of the y kernel.
 TXT
 }
 
@@ -139,8 +140,13 @@ bench_table() {
 
 cmd_bench() {
 	case ${1:-} in -h|--help) bench_usage; return 0 ;; esac
+	local fd=""
 	cmd_deps
+	# EMBM_LOCK=FILE: flock FILE around the build only (as series-build).
+	[ -n "${EMBM_LOCK:-}" ] && { exec {fd}>>"$EMBM_LOCK" || die "cannot open $EMBM_LOCK"; }
+	[ -n "$fd" ] && flock "$fd"
 	cmd_build y || die "build failed"
+	[ -n "$fd" ] && { flock -u "$fd"; exec {fd}>&-; }
 	bench_run "$@"
 }
 
