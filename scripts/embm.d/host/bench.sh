@@ -253,6 +253,15 @@ bench_emu_table() {
 		}
 		return l
 	}
+	# The fastest run of mode key k over the fastest with no plugin.
+	function least(k,    a, b, r) {
+		a = b = 0
+		for (r = 1; r <= rounds; r++) {
+			if ((k, r) in t && (!a || t[k, r] < a)) a = t[k, r]
+			if (("none -", r) in t && (!b || t["none -", r] < b)) b = t["none -", r]
+		}
+		return b ? a / b : 0
+	}
 	function put(name, list,    s) {
 		s = trio(list)
 		if (s == "") { printf "missing figure: %s\n", name; bad = 1; return "    -    -    -" }
@@ -290,7 +299,7 @@ bench_emu_table() {
 			passes, rounds
 		print "x none, x idle: the time over no plugin (another boot), over the plugin idle (the"
 		print "same round), per round: min median max"
-		printf "%-6s %-11s %7s %7s %7s   %-17s   %-17s %8s %8s\n", "mode", "periods",
+		printf "%-6s %-21s %7s %7s %7s   %-17s   %-17s %8s %8s\n", "mode", "periods",
 			"min_ms", "med_ms", "max_ms", "x none", "x idle", "smp/run", "lost/run"
 		for (i = 1; i <= nk; i++) {
 			k = key[i]; split(k, f, " ")
@@ -299,7 +308,7 @@ bench_emu_table() {
 			xn = f[1] == "none" ? " 1.00  1.00  1.00" : put("x_none:" name, ratios(k, "none -"))
 			xi = f[1] == "none" ? "    -     -     -" : \
 				f[1] == "idle" ? " 1.00  1.00  1.00" : put("x_idle:" name, ratios(k, "idle -"))
-			printf "%-6s %-11s %7.0f %7.0f %7.0f   %-17s   %-17s %8.0f %8.0f\n", f[1], f[2],
+			printf "%-6s %-21s %7.0f %7.0f %7.0f   %-17s   %-17s %8.0f %8.0f\n", f[1], f[2],
 				mm[1], mm[2], mm[3], xn, xi,
 				runs[k] ? smp[k] / runs[k] : 0, runs[k] ? lost[k] / runs[k] : 0
 			if (f[1] == "idle") { trio(ratios(k, "none -")); idle_x = med }
@@ -314,7 +323,7 @@ bench_emu_table() {
 			e = "embm " pl[i]; p = "perf " pl[i]
 			a = put("embm/perf_added@" pl[i], ratios(e, p, "idle -"))
 			b = put("embm/perf_time@" pl[i], ratios(e, p))
-			printf "  %-11s %-10s added %-17s   time %s\n", pl[i],
+			printf "  %-21s %-10s added %-17s   time %s\n", pl[i],
 				pl[i] == def ? "(default)" : "", a, b
 			# Equal periods take as many samples (embm: taken and lost);
 			# below 100 each, too few to tell.
@@ -327,16 +336,20 @@ bench_emu_table() {
 			}
 		}
 		print ""
+		# Beside each median, the fastest run over the fastest with no
+		# plugin: what the guest saw with the least noise from the host.
+		fast = "of the fastest runs %.2fx"
 		if (idle_x != "")
-			printf "goal: plugin idle at most 1.1x no plugin: %.2fx (median): %s\n",
-				idle_x, idle_x <= 1.1 ? "met" : "NOT met"
+			printf "goal: plugin idle at most 1.1x no plugin: %.2fx (median; " fast "): %s\n",
+				idle_x, least("idle -"), idle_x <= 1.1 ? "met" : "NOT met"
 		if (def_x != "")
-			printf "goal: embm -S emu at its default periods (%s) at most 1.5x no plugin: %.2fx (median): %s\n",
-				def, def_x, def_x <= 1.5 ? "met" : "NOT met"
+			printf "goal: embm -S emu at its default periods (%s) at most 1.5x no plugin: %.2fx (median; " fast "): %s\n",
+				def, def_x, least("embm " def), def_x <= 1.5 ? "met" : "NOT met"
 		if (pdef_x != "")
-			printf "      (perf record at those periods: %.2fx)\n", pdef_x
+			printf "      (perf record at those periods: %.2fx; " fast ")\n", pdef_x, least("perf " def)
 		if (oracle_x != "")
-			printf "no goal: the oracle counting exactly: %.2fx no plugin (median)\n", oracle_x
+			printf "no goal: the oracle counting exactly: %.2fx no plugin (median; " fast ")\n",
+				oracle_x, least("oracle -")
 		if (idle_x == "" || def_x == "" || oracle_x == "") {
 			print "missing figure: a goal has no ratio"; bad = 1
 		}
