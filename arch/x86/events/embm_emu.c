@@ -679,10 +679,11 @@ static void embm_emu_switch(void *data, bool preempt, struct task_struct *prev,
 }
 
 /*
- * Write a new period of @slot's running event: perf changed
- * hwc->sample_period (perf_event_period(), or a kernel counter's period
- * from within the sample).  The plugin takes it at its next reload.  @pc's
- * CPU, interrupts off.
+ * Write a new period of @slot's running event if hwc->sample_period
+ * changed within perf_event_overflow() (by an overflow handler: with
+ * frequency mode refused, perf itself does not; perf_event_period() stops
+ * and starts the event, and embm_emu_start() writes the period).  The
+ * plugin takes it at its next reload.  @pc's CPU, interrupts off.
  */
 static void embm_emu_set_period(struct embm_emu_pcpu *pc, unsigned int slot, u64 period)
 {
