@@ -414,7 +414,7 @@ cmd_test() {
 	fi
 	# The bench, short: it runs, perf record runs beside embm, periods hold.
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
-		t_step "scripts/embm bench --quick: embm and perf record, samples = faults / period" \
+		t_step "scripts/embm bench --quick: embm and perf record, samples = faults / period; the embm-emu plugin's ratios, embm against perf record on embm_emu" \
 			bench_run --quick --out "$T_LOGDIR/bench"
 	fi
 	if [ -f "$EMBM_BUILD/obj-n/arch/x86/boot/bzImage" ]; then
