@@ -526,6 +526,7 @@ static int cmd_fuzz(uint64_t rounds)
 		bool valid = rnd() % 2;	/* half of them to be taken */
 
 		h->want = valid || rnd() % 4 ? rnd() % 4 : edgy();
+		h->drv_want = valid || rnd() % 4 ? rnd() % 4 : edgy();
 		h->nr_ranges = valid ? rnd() % 33 : rnd() % 2 ? rnd() % 34 : edgy();
 		for (i = 0; i < EMBM_EMU_MAX_RANGES; i++) {
 			uint64_t a = rnd() % 4 ? (rnd() % 64) << 26 : edgy();
@@ -580,6 +581,7 @@ static int cmd_fuzz(uint64_t rounds)
 		memset(emu_cpu(&dev, i)->slot, 0, sizeof(emu_cpu(&dev, i)->slot)),
 		emu_cpu(&dev, i)->active = 0;
 	h->nr_pages = 0;
+	h->drv_want = 0;
 	emu_publish_topology(&dev);
 	ret = emu_set_want(&dev, 0, EMU_TIMEOUT_MS);
 	check(ret == 0 && h->mode == 0,
