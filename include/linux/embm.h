@@ -153,6 +153,8 @@ struct embm_source_args {
  * @min_period:	  the least load (or all-sample) period its events take;
  *		  0: any.  @setup refuses a smaller one at session start;
  *		  the sampler refuses a smaller one set during a session.
+ * @min_store_period: the same for the store period, where the source has
+ *		  store events of its own; 0: any.
  * @setup:	  fill @descs for this machine and @args; return how many or
  *		  a negative errno and set *@why to a reason that fits in a
  *		  line.  Called at session start, process context.
@@ -185,6 +187,7 @@ struct embm_source {
 	u64 store_period;
 	u32 period_align;
 	u64 min_period;
+	u64 min_store_period;
 	int (*setup)(const struct embm_source_args *args,
 		     struct embm_event_desc *descs, const char **why);
 	enum embm_op (*op_of)(const struct embm_sample *s);

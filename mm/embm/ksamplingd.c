@@ -322,15 +322,20 @@ static void ksamplingd_knobs(struct embm_sampler *s)
 	period = embm_align_period(s, cfg.period ?: s->src->period);
 	store = embm_align_period(s, cfg.store_period ?: s->src->store_period);
 	/*
-	 * Below the source's least (ibs: 144), refused as setup() refuses it
-	 * at start: 6.12's ibs_op would program it (no check_period()).
+	 * Below the source's least (ibs: 144; emu: 256, loads and stores),
+	 * refused as setup() refuses it at start: 6.12's ibs_op would
+	 * program it (no check_period()), and emu's drain would fall behind.
 	 */
-	if (cfg.period && cfg.period < s->src->min_period) {
+	if ((cfg.period && cfg.period < s->src->min_period) ||
+	    (cfg.store_period && cfg.store_period < s->src->min_store_period)) {
+		bool st = !(cfg.period && cfg.period < s->src->min_period);
+
 		mutex_lock(&s->lock);
 		s->status.period_errors++;
 		snprintf(s->status.period_why, sizeof(s->status.period_why),
-			 "knob: period %llu below %s's least, %llu: refused", cfg.period,
-			 s->src->name, s->src->min_period);
+			 "knob: %s %llu below %s's least, %llu: refused",
+			 st ? "store_period" : "period", st ? cfg.store_period : cfg.period,
+			 s->src->name, st ? s->src->min_store_period : s->src->min_period);
 		mutex_unlock(&s->lock);
 		return;
 	}

@@ -367,7 +367,7 @@ bool embm_explain_knobs(const char *root, const char *knobs, char *buf, size_t s
 	if (knob_value(root, "ldlat", ldlat))
 		snprintf(ldlat, KNOB_LEN, "?");
 	snprintf(buf, size,
-		 "source %s, forced, refuses a knob: /sys/kernel/mm/embm has period %s, store_period %s, ldlat %s%s%s%s; ibs takes periods from 16, pebs the ldlat its CPU model allows; dmesg says which ('session not started')",
+		 "source %s, forced, refuses a knob: /sys/kernel/mm/embm has period %s, store_period %s, ldlat %s%s%s%s; ibs takes periods from 144, emu from 256 (stores too), pebs the ldlat its CPU model allows; dmesg says which ('session not started')",
 		 src, period, store, ldlat, knobs ? " (embm-run set " : "", knobs ?: "",
 		 knobs ? ")" : "");
 	return true;

@@ -158,6 +158,7 @@ static const struct embm_source embm_src_emu = {
 	.period		= EMBM_EMU_LOAD_PERIOD,
 	.store_period	= EMBM_EMU_STORE_PERIOD,
 	.min_period	= EMBM_EMU_MIN_PERIOD,
+	.min_store_period = EMBM_EMU_MIN_PERIOD,
 	.setup		= embm_emu_src_setup,
 	.semantics	=
 		"EMULATED: one load in period, one store in store_period, of those QEMU's TCG plugin runs (user and kernel); latency and data source are MODELLED by the plugin from the physical address's range, not measured; share: of accesses served by memory",

@@ -105,10 +105,38 @@ static void embm_emu_source_table_test(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(embm_src_emu.blind, "model"));
 }
 
+/* Periods below EMBM_EMU_MIN_PERIOD, of loads or stores, are refused; 0 is the default. */
+static void embm_emu_source_min_period_test(struct kunit *test)
+{
+	struct embm_source_args args = {};
+	struct embm_event_desc d[EMBM_MAX_EVENTS];
+	const char *why = NULL;
+
+	kunit_activate_static_stub(test, embm_emu_src_type, embm_emu_fake_type);
+	kunit_activate_static_stub(test, embm_emu_src_features, embm_emu_fake_fixed);
+	KUNIT_EXPECT_EQ(test, (u64)EMBM_EMU_MIN_PERIOD, embm_src_emu.min_period);
+	KUNIT_EXPECT_GE(test, embm_src_emu.period, embm_src_emu.min_period);
+	KUNIT_EXPECT_GE(test, embm_src_emu.store_period, embm_src_emu.min_period);
+	args.period = 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_src_setup(&args, d, &why));
+	args.period = EMBM_EMU_MIN_PERIOD - 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_src_setup(&args, d, &why));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, __stringify(EMBM_EMU_MIN_PERIOD)));
+	args.period = EMBM_EMU_MIN_PERIOD;
+	KUNIT_EXPECT_EQ(test, 2, embm_emu_src_setup(&args, d, &why));
+	args.store_period = EMBM_EMU_MIN_PERIOD - 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, embm_emu_src_setup(&args, d, &why));
+	args = (struct embm_source_args){};
+	KUNIT_EXPECT_EQ(test, 2, embm_emu_src_setup(&args, d, &why));
+	kunit_deactivate_static_stub(test, embm_emu_src_features);
+	kunit_deactivate_static_stub(test, embm_emu_src_type);
+}
+
 static struct kunit_case embm_emu_source_test_cases[] = {
 	KUNIT_CASE(embm_emu_source_test),
 	KUNIT_CASE(embm_emu_source_no_device_test),
 	KUNIT_CASE(embm_emu_source_table_test),
+	KUNIT_CASE(embm_emu_source_min_period_test),
 	{}
 };
 

@@ -42,7 +42,7 @@ DIR=$(dirname "$0")
 PMU=/sys/bus/event_source/devices/embm_emu
 KNOBS=/sys/kernel/mm/embm
 FEAT_CORRUPT=16		# EMBM_EMU_FEAT_CORRUPT, include/uapi/linux/embm_emu.h
-PERIOD=211		# loads and stores a sample, embm's sessions
+PERIOD=257		# loads and stores a sample, embm's sessions (emu's least: 256)
 ROUNDS=3		# embm sessions
 SECONDS_RUN=8		# embm-bench's run, each workload
 MAX_GAP=60		# heartbeat: seconds without a beat at most
@@ -72,9 +72,10 @@ done
 # line the driver logs at probe ("... features 0x1d").
 features=""
 [ -n "$stats" ] && [ -r "$stats/features" ] && features=$(cat "$stats/features")
-[ -n "$features" ] ||
+[ -n "$features" ] || {
 	probe='s/.*perf PMU embm_emu (type [0-9]*):.* features \([0-9a-fx]*\)$/\1/p'
 	features=$(dmesg | sed -n "$probe" | tail -n 1)
+}
 if [ -z "$features" ]; then
 	ktap_skip_all "cannot tell whether the embm-emu plugin corrupts (no probe line in dmesg)"
 	exit "$KSFT_SKIP"

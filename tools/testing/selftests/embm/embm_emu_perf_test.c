@@ -11,8 +11,9 @@
  *    accesses per node, and each the oracle's;
  *  - overload_period_1: at period 1 perf's samples are throttled or lost
  *    and said so, every record the plugin could not write is counted as
- *    lost by the driver, embm's session at its shortest period ends with
- *    its losses counted, and the guest stays responsive throughout.
+ *    lost by the driver, embm refuses period 1 and its session at its
+ *    least period ends with its losses counted, and the guest stays
+ *    responsive throughout.
  *
  * Skips without the plugin's device, without perf (the test boot puts
  * Debian's perf into the guest), without root or without CONFIG_EMBM.
@@ -291,7 +292,7 @@ static long beat_gap(void)
 FIXTURE(perf) {
 	struct emu_dev dev;
 	bool open;
-	char source[64], period[64];
+	char source[64], period[64], store_period[64];
 	int nodes[EMBM_MAX_NODES];
 	int kind[EMBM_MAX_NODES];
 	int nr_nodes;
@@ -320,6 +321,8 @@ FIXTURE_SETUP(perf)
 		SKIP(return, "no perf in this guest (the test boot adds Debian's)");
 	ASSERT_EQ(0, embm_get_knob("source", self->source, sizeof(self->source)));
 	ASSERT_EQ(0, embm_get_knob("period", self->period, sizeof(self->period)));
+	ASSERT_EQ(0, embm_get_knob("store_period", self->store_period,
+				   sizeof(self->store_period)));
 	ASSERT_EQ(0, embm_set_knob("source", "emu"));
 	/* The oracle from zero. */
 	ASSERT_EQ(0, emu_set_want(&self->dev, self->dev.hdr->want & ~EMBM_EMU_MODE_ORACLE,
@@ -364,6 +367,8 @@ FIXTURE_TEARDOWN(perf)
 		embm_set_knob("source", self->source);
 	if (self->period[0])
 		embm_set_knob("period", self->period);
+	if (self->store_period[0])
+		embm_set_knob("store_period", self->store_period);
 	emu_close(&self->dev);
 }
 
@@ -482,9 +487,10 @@ TEST_F_TIMEOUT(perf, record_beside_embm, 150)
 /*
  * Overload: period 1, a sample an access.  perf record's samples are
  * throttled or lost and perf says how many; the records the plugin could
- * not write are each counted as lost by the driver; embm's session at
- * its source's shortest period ends and counts its losses; a heartbeat
- * (one line a second) never stops for MAX_GAP seconds.
+ * not write are each counted as lost by the driver; embm refuses period
+ * 1 (its source's least is 256) and its session at 256 ends with what it
+ * lost and had throttled counted; a heartbeat (one line a second) never
+ * stops for MAX_GAP seconds.
  */
 TEST_F_TIMEOUT(perf, overload_period_1, 240)
 {
@@ -509,15 +515,33 @@ TEST_F_TIMEOUT(perf, overload_period_1, 240)
 		       throttle, plost);
 	EXPECT_GT(throttle + plost, 0);
 
-	/* embm: the shortest period its source takes. */
+	/*
+	 * embm: the emu source refuses a period below its least (256: the
+	 * drain's 256 records a millisecond), so period 1 fails to start;
+	 * at the least it runs, and what it lost or had throttled is counted.
+	 */
 	ASSERT_EQ(0, embm_set_knob("period", "1"));
+	EXPECT_NE(0, run("embm-run -o %s -- true 2>%s", RUN_OUT, PERF_OUT));
+	run("cat %s >&2", PERF_OUT);
+	ASSERT_EQ(0, embm_set_knob("period", "256"));
+	ASSERT_EQ(0, embm_set_knob("store_period", "256"));
 	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p rmw -t 2 -r 20 -b 256K@%d >/dev/null",
 			 RUN_OUT, self->nodes[0]));
 	elost = embm_status_ll("lost");
 	ethr = embm_status_ll("throttled");
-	ksft_print_msg("embm at period 1: lost %lld, throttled %lld\n", elost, ethr);
-	run("grep -E '^(period|lost|throttled|samples)' /proc/embm/status >&2");
-	EXPECT_GT(elost + ethr, 0);
+	ksft_print_msg("embm at period 256: %lld samples, lost %lld, throttled %lld\n",
+		       embm_status_ll("samples"), elost, ethr);
+	EXPECT_GT(embm_status_ll("samples"), 0);
+	EXPECT_GE(elost, 0);
+	EXPECT_GE(ethr, 0);
+	/* A store period below the least, written during a session: refused. */
+	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p rmw -d 3 -b 256K@%d >/dev/null & %s",
+			 RUN_OUT, self->nodes[0],
+			 "sleep 1; echo 100 >/sys/kernel/mm/embm/store_period; wait $!"));
+	ksft_print_msg("store_period 100 mid-session: period_errors %lld, store_period %lld\n",
+		       embm_status_ll("period_errors"), embm_status_ll("store_period"));
+	EXPECT_GE(embm_status_ll("period_errors"), 1);
+	EXPECT_GE(embm_status_ll("store_period"), 256);
 
 	sleep_ms(100);
 	lost1 = driver_stat("lost");
