@@ -605,7 +605,8 @@ static bool embm_emu_addrs_ok(u64 ip, u64 vaddr, bool user)
 enum embm_emu_rec_check {
 	EMBM_EMU_REC_OK,
 	EMBM_EMU_REC_BAD,	/* fails a check: corrupted */
-	EMBM_EMU_REC_STALE,	/* of an event gone, stopped or earlier in the slot */
+	EMBM_EMU_REC_STALE,	/* of an event gone, or earlier in the slot */
+	EMBM_EMU_REC_STOPPED,	/* of the slot's event, stopped: throttled, say */
 };
 
 /**
@@ -633,14 +634,16 @@ static enum embm_emu_rec_check embm_emu_check_record(const struct embm_emu_pcpu 
 	    rec->node >= (s32)nr_node_ids ||
 	    !embm_emu_addrs_ok(rec->ip, rec->vaddr, rec->info & EMBM_EMU_REC_USER))
 		return EMBM_EMU_REC_BAD;
-	if (!event || !(pc->active & BIT(slot)) || (event->hw.state & PERF_HES_STOPPED))
-		return EMBM_EMU_REC_STALE;
-	if ((s64)(rec->count - pc->base[slot]) <= 0)
+	if (!event || (s64)(rec->count - pc->base[slot]) <= 0)
 		return EMBM_EMU_REC_STALE;
 	ctl = event->hw.config;
 	want = rec->info & EMBM_EMU_REC_STORE ? EMBM_EMU_SLOT_STORE : EMBM_EMU_SLOT_LOAD;
 	want |= rec->info & EMBM_EMU_REC_USER ? EMBM_EMU_SLOT_USER : EMBM_EMU_SLOT_KERNEL;
-	return (ctl & want) == want ? EMBM_EMU_REC_OK : EMBM_EMU_REC_BAD;
+	if ((ctl & want) != want)
+		return EMBM_EMU_REC_BAD;
+	if (!(pc->active & BIT(slot)) || (event->hw.state & PERF_HES_STOPPED))
+		return EMBM_EMU_REC_STOPPED;
+	return EMBM_EMU_REC_OK;
 }
 
 static void embm_emu_stop(struct perf_event *event, int flags);
@@ -759,7 +762,11 @@ static struct perf_event *embm_emu_lost_event(const struct embm_emu_pcpu *pc)
  * @budget: records to take at most
  *
  * Each record that passes embm_emu_check_record() becomes a sample of its
- * slot's event; the others are counted and dropped.  Records the plugin
+ * slot's event; the others are counted and dropped, and those of an event
+ * stopped since the plugin wrote them (perf throttled it within this
+ * drain, or a stop's drain ran out of budget) are logged to it as lost
+ * samples: they were its samples, as a hardware PMU's records still in
+ * its buffer when perf throttles the event.  Records the plugin
  * dropped (embm_emu_cpu.lost) and those a resync skipped are logged as
  * lost samples (PERF_RECORD_LOST_SAMPLES) on the first sampling event on,
  * as a PMU that drops records does: they do not say whose they were.
@@ -773,10 +780,12 @@ static struct perf_event *embm_emu_lost_event(const struct embm_emu_pcpu *pc)
  */
 static void embm_emu_drain(struct embm_emu_pcpu *pc, unsigned int budget)
 {
+	u32 stopped[EMBM_EMU_SLOTS] = { 0 };
 	struct embm_emu_cpu *c = pc->shm;
 	struct perf_event *event;
 	struct embm_emu_rec rec;
 	u64 head, n, i, skipped, lost;
+	unsigned int slot;
 
 	if (!c || pc->draining)
 		return;
@@ -801,6 +810,9 @@ static void embm_emu_drain(struct embm_emu_pcpu *pc, unsigned int budget)
 			if (embm_emu_sample(pc, &rec))
 				pc->stats.samples++;
 			break;
+		case EMBM_EMU_REC_STOPPED:
+			stopped[rec.info & EMBM_EMU_REC_SLOT_MASK]++;
+			fallthrough;
 		case EMBM_EMU_REC_STALE:
 			pc->stats.stale++;
 			break;
@@ -811,6 +823,10 @@ static void embm_emu_drain(struct embm_emu_pcpu *pc, unsigned int budget)
 	}
 	pc->tail += n;
 	WRITE_ONCE(c->tail, pc->tail);
+	for (slot = 0; slot < EMBM_EMU_SLOTS; slot++) {
+		if (stopped[slot] && pc->event[slot])
+			perf_log_lost_samples(pc->event[slot], stopped[slot]);
+	}
 
 	lost = READ_ONCE(c->lost);
 	n = lost - pc->lost;

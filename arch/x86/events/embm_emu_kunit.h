@@ -235,11 +235,16 @@ static void embm_emu_record_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &r));
 	r.count = 3;
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &r));
+	/* Of this event, stopped (throttled) or off: lost to it, not stale. */
 	t->event.hw.state = PERF_HES_STOPPED;
-	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &ok));
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STOPPED, embm_emu_check_record(&t->pc, &ok));
 	t->event.hw.state = 0;
 	t->pc.active = 0;
-	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &ok));
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STOPPED, embm_emu_check_record(&t->pc, &ok));
+	/* Of an earlier event, the slot's event stopped: stale still. */
+	r = ok;
+	r.count = 3;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &r));
 }
 
 /*

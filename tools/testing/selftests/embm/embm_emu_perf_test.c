@@ -252,6 +252,16 @@ static unsigned long long plugin_lost(struct emu_dev *d)
 	return sum;
 }
 
+/* The records the plugin wrote, all vCPUs. */
+static unsigned long long plugin_written(struct emu_dev *d)
+{
+	unsigned long long sum = 0;
+
+	for (unsigned int c = 0; c < d->nr_cpus; c++)
+		sum += __atomic_load_n(&emu_cpu(d, c)->head, __ATOMIC_RELAXED);
+	return sum;
+}
+
 /* "NAME events: N" of perf report --stats, or -1. */
 static long long perf_stat_line(const char *name)
 {
@@ -496,6 +506,8 @@ TEST_F_TIMEOUT(perf, overload_period_1, 240)
 {
 	long long lost0 = driver_stat("lost"), lost1, throttle, plost, elost, ethr;
 	unsigned long long pl0 = plugin_lost(&self->dev), pl1;
+	unsigned long long wr0 = plugin_written(&self->dev), wr1;
+	long long psamples;
 	long gap;
 
 	ASSERT_GE(lost0, 0) {
@@ -508,11 +520,16 @@ TEST_F_TIMEOUT(perf, overload_period_1, 240)
 			 "embm-bench -p rmw -t 2 -r 20 -b 256K", self->nodes[0], PERF_OUT)) {
 		run("cat %s >&2", PERF_OUT);
 	}
+	wr1 = plugin_written(&self->dev);
+	pl1 = plugin_lost(&self->dev);
 	ASSERT_EQ(0, run("perf report -i %s --stats >%s 2>&1", PERF_DATA, PERF_OUT));
 	throttle = perf_stat_line("THROTTLE");
 	plost = perf_stat_line("LOST_SAMPLES");
-	ksft_print_msg("perf at period 1: %lld throttle, %lld lost-samples records\n",
-		       throttle, plost);
+	psamples = perf_stat_line("SAMPLE");
+	ksft_print_msg("perf at period 1: %lld samples, %lld lost, %lld throttle records\n",
+		       psamples, plost, throttle);
+	ksft_print_msg("the plugin: %llu records written, %llu not (ring full)\n",
+		       wr1 - wr0, pl1 - pl0);
 	EXPECT_GT(throttle + plost, 0);
 
 	/*
