@@ -35,6 +35,17 @@ cmd_demo() {
 			echo
 			echo "== the oracle: every load and store of embm-bench'"'"'s tasks, exactly"
 			embm-oracle show -k "$pids"
+			echo
+			echo "== hot pages: embm-run -n 2 -t 8 -- embm-bench -p hot: random loads over 1 MiB"
+			echo "== on node 2 (256 pages), 90% of them in 8 pages spread over it; the oracle"
+			echo "== counts each of its pages (-w); node 2'"'"'s pages are listed first"
+			embm-oracle on >/dev/null
+			embm-run -n 2 -t 8 -- embm-bench -p hot --hot-pages 8 -r 800 -w -o /tmp/hot.txt \
+				-b 1M@2
+			echo
+			echo "== the oracle: the 8 pages of embm-bench'"'"'s buffer with the most loads, exactly"
+			echo "               pfn          loads         stores"
+			embm-oracle show -P | grep "^ *0x" | sort -k2,2nr | head -n 8
 		else
 			echo "== no embm-emu device (QEMU older than 10): page faults only"
 			echo "== embm-bench: 32 MiB on node 0 (local DRAM), 48 MiB on node 1 (remote DRAM),"
