@@ -231,6 +231,20 @@ static bool share_ok(double got, double want, unsigned long long n)
 	return d <= share_bound(want, n);
 }
 
+/* The driver's count of records it found corrupted (embm_emu_stats/bad), or -1. */
+static long long driver_bad(void)
+{
+	char buf[64] = "";
+	FILE *f = popen("cat /sys/bus/pci/drivers/embm_emu/*/embm_emu_stats/bad 2>/dev/null", "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	pclose(f);
+	return buf[0] ? atoll(buf) : -1;
+}
+
 /*
  * Compare embm's node shares (/proc/embm/nodes, the last session's) with
  * the oracle's counts @t: each node's share of the estimated accesses
@@ -245,7 +259,7 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 			     const char *what)
 {
 	static struct embm_node rows[EMBM_MAX_NODES];
-	unsigned long long sum_ld = 0, sum_st = 0, samples = 0;
+	unsigned long long sum_ld = 0, sum_st = 0, samples = 0, est;
 	unsigned long long total = t->all[0] + t->all[1];
 	double worst = 0;
 	int nr, i;
@@ -282,6 +296,20 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 	}
 	ksft_print_msg("%s: worst share %.2f pp; %d past 1 pp, within 4 standard errors\n",
 		       what, worst, over_1pp);
+	/*
+	 * Shares are ratios: losing samples evenly would keep them.  The sum
+	 * of the estimates (samples x period) must be the oracle's total, to
+	 * within 3% or four relative standard errors (1 / sqrt(samples)).
+	 */
+	est = 0;
+	for (i = 0; i < nr; i++)
+		est += rows[i].accesses;
+	ksft_print_msg("%s: estimated accesses %llu, the oracle's %llu (%+.2f%%, bound %.2f%%)\n",
+		       what, est, total, 100.0 * ((double)est - total) / total,
+		       100 * fmax(0.03, 4 / sqrt(samples)));
+	EXPECT_LE(fabs((double)est - total), fmax(0.03, 4 / sqrt(samples)) * total);
+	/* No plugin corrupts here: the driver found no record bad. */
+	EXPECT_EQ(0, driver_bad());
 	return worst;
 }
 
