@@ -24,7 +24,9 @@
 #     stalls for more than MAX_GAP seconds, and the whole test ends within
 #     MAX_TEST seconds;
 #  7. the driver counted bad records (its device's embm_emu_stats/bad);
-#  8. it resynchronised rings whose head it could not trust (resyncs).
+#  8. it resynchronised rings whose head it could not trust (resyncs);
+#  9. a user-mode perf record (:u) has no sample with a kernel-half IP or
+#     data address, whatever the device wrote (perf; skipped without).
 #
 # The test boot runs it on the debug kernel, so that KASAN, lockdep and
 # kmemleak watch the driver take it (run-tests checks the kernel log and
@@ -88,7 +90,7 @@ if [ -z "$stats" ]; then
 	ktap_skip_all "no embm_emu_stats of the embm_emu device in sysfs"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 8
+ktap_set_plan 9
 ktap_print_msg "plugin features $features; driver counters in $stats"
 
 tmp=$(mktemp -d) || exit 1
@@ -262,10 +264,28 @@ if [ "$have_perf" = 1 ]; then
 		ktap_test_fail "$what"
 	fi
 	rm -f "$tmp/perf-s.data"
+
+	# A user-mode event (:u, as an unprivileged user may open) never gets
+	# a kernel address, whatever the device writes: no IP or data
+	# address of its samples is in the kernel's half (16 hex digits
+	# from 8).
+	what="perf record of $EV:u: no sample has a kernel IP or data address"
+	if step perf-record-u perf record -e "${EV}u" -c 1000 -d -o "$tmp/perf-u.data" -- \
+		"$bench" -p rmw -t 2 -d $SECONDS_RUN $bufs &&
+	   step perf-script-u perf script -i "$tmp/perf-u.data" -F ip,addr; then
+		n=$(grep -c . "$tmp/perf-script-u.out")
+		k=$(grep -Eci '(^|[^0-9a-f])[89a-f][0-9a-f]{15}([^0-9a-f]|$)' "$tmp/perf-script-u.out")
+		ktap_print_msg "perf :u: $n samples, $k with a kernel-half address"
+		[ "$n" -gt 0 ] && [ "$k" = 0 ] && ktap_test_pass "$what" || ktap_test_fail "$what"
+	else
+		ktap_test_fail "$what"
+	fi
+	rm -f "$tmp/perf-u.data"
 else
 	ktap_test_skip "$what: no perf in the guest"
 	ktap_test_skip "perf record -a of $EV: no perf in the guest"
 	ktap_test_skip "perf stat of embm_emu: no perf in the guest"
+	ktap_test_skip "perf record of $EV:u: no perf in the guest"
 fi
 
 set -- $(counters)
