@@ -274,7 +274,8 @@ if [ "$have_perf" = 1 ]; then
 		"$bench" -p rmw -t 2 -d $SECONDS_RUN $bufs &&
 	   step perf-script-u perf script -i "$tmp/perf-u.data" -F ip,addr; then
 		n=$(grep -c . "$tmp/perf-script-u.out")
-		k=$(grep -Eci '(^|[^0-9a-f])[89a-f][0-9a-f]{15}([^0-9a-f]|$)' "$tmp/perf-script-u.out")
+		khalf='(^|[^0-9a-f])[89a-f][0-9a-f]{15}([^0-9a-f]|$)'
+		k=$(grep -Eci "$khalf" "$tmp/perf-script-u.out")
 		ktap_print_msg "perf :u: $n samples, $k with a kernel-half address"
 		[ "$n" -gt 0 ] && [ "$k" = 0 ] && ktap_test_pass "$what" || ktap_test_fail "$what"
 	else
