@@ -49,7 +49,9 @@
  *
  * Contexts: pmu->add, del, start, stop, read and sched_task run with
  * interrupts off on the event's CPU; the drain timer runs in hardirq
- * context on its CPU; nothing of this runs in NMI context.  A CPU's
+ * context on its CPU; only pmu->read may run in NMI context (a BPF
+ * program's perf_event_read_local()), and it folds the count with a
+ * compare and exchange as x86's own PMU does.  A CPU's
  * struct embm_emu_pcpu is touched only there, so it needs no lock.  The
  * creation of the first event (which turns sampling on in the plugin)
  * runs in process context and may sleep.
@@ -376,6 +378,9 @@ static enum embm_emu_rec_check embm_emu_check_record(const struct embm_emu_pcpu 
 		return EMBM_EMU_REC_BAD;
 	if (!event || (s64)(rec->count - pc->base[slot]) <= 0)
 		return EMBM_EMU_REC_STALE;
+	/* A counting event's slot has no sample to give. */
+	if (!is_sampling_event(event))
+		return EMBM_EMU_REC_BAD;
 	ctl = event->hw.config;
 	want = rec->info & EMBM_EMU_REC_STORE ? EMBM_EMU_SLOT_STORE : EMBM_EMU_SLOT_LOAD;
 	want |= rec->info & EMBM_EMU_REC_USER ? EMBM_EMU_SLOT_USER : EMBM_EMU_SLOT_KERNEL;
@@ -540,8 +545,12 @@ static void embm_emu_drain(struct embm_emu_pcpu *pc, unsigned int budget)
 		pc->stats.resyncs++;
 		pc->tail = head;
 	}
-	/* The records after the head, which the plugin wrote before it. */
-	smp_rmb();
+	/*
+	 * The records after the head, which the plugin wrote before it: a
+	 * full rmb(), as the BAR is mapped write-combining (weakly ordered
+	 * loads on hardware; under TCG nothing reorders them).
+	 */
+	rmb();
 	n = min_t(u64, n, budget);
 	for (i = 0; i < n; i++) {
 		embm_emu_read_record(&pc->ring[(pc->tail + i) & pc->ring_mask], &rec);
@@ -584,6 +593,42 @@ static void embm_emu_drain(struct embm_emu_pcpu *pc, unsigned int budget)
 	embm_emu_sync(pc);
 }
 
+/*
+ * Take what a drain left in the ring when its budget ran out, before the
+ * task that ran or the event goes: each record is logged as a lost sample
+ * of its slot's event, if there is one (else counted stale), so that none
+ * is dropped silently or made a sample of the next task.  Records the
+ * plugin could not write and a corrupted ring are the next drain's.
+ * Context: as embm_emu_drain().
+ */
+static void embm_emu_drop_rest(struct embm_emu_pcpu *pc)
+{
+	u32 rest[EMBM_EMU_SLOTS] = { 0 };
+	struct embm_emu_cpu *c = pc->shm;
+	u64 n, i, skipped;
+	unsigned int slot;
+
+	if (!c || pc->draining)
+		return;
+	n = embm_emu_ring_avail(READ_ONCE(c->head), pc->tail, pc->ring_mask + 1, &skipped);
+	if (!n || skipped)
+		return;
+	/* The records before the head, as embm_emu_drain() reads them. */
+	rmb();
+	for (i = 0; i < n; i++)
+		rest[READ_ONCE(pc->ring[(pc->tail + i) & pc->ring_mask].info) &
+		     EMBM_EMU_REC_SLOT_MASK]++;
+	pc->tail += n;
+	WRITE_ONCE(c->tail, pc->tail);
+	for (slot = 0; slot < EMBM_EMU_SLOTS; slot++) {
+		if (!rest[slot])
+			continue;
+		pc->stats.stale += rest[slot];
+		if (pc->event[slot])
+			perf_log_lost_samples(pc->event[slot], rest[slot]);
+	}
+}
+
 /* The drain timer of a CPU.  Hardirq context, on its CPU. */
 static enum hrtimer_restart embm_emu_timer_fn(struct hrtimer *timer)
 {
@@ -614,12 +659,15 @@ static struct embm_emu *embm_emu_of(struct pmu *pmu)
 static void embm_emu_update(struct embm_emu_pcpu *pc, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 now = READ_ONCE(pc->shm->slot[hwc->idx].count);
-	u64 delta = now - local64_read(&hwc->prev_count);
+	u64 prev = local64_read(&hwc->prev_count), now, delta;
 
-	if ((s64)delta <= 0)
-		return;
-	local64_set(&hwc->prev_count, now);
+	/* A read from an NMI (perf_event_read_local()) may come in between. */
+	do {
+		now = READ_ONCE(pc->shm->slot[hwc->idx].count);
+		delta = now - prev;
+		if ((s64)delta <= 0)
+			return;
+	} while (!local64_try_cmpxchg(&hwc->prev_count, &prev, now));
 	if (delta < EMBM_EMU_MAX_DELTA)
 		local64_add(delta, &event->count);
 }
@@ -788,6 +836,8 @@ static void embm_emu_del(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 
 	embm_emu_stop(event, PERF_EF_UPDATE);
+	/* Past the stop's budget: lost samples of this event, not stale. */
+	embm_emu_drop_rest(pc);
 	if (hwc->idx >= 0 && pc->event[hwc->idx] == event)
 		pc->event[hwc->idx] = NULL;
 	hwc->idx = -1;
@@ -836,8 +886,11 @@ static void embm_emu_sched_task(struct perf_event_pmu_context *pmu_ctx,
 {
 	struct embm_emu_pcpu *pc = this_cpu_ptr(&embm_emu_pcpu);
 
-	if (!sched_in)
+	if (!sched_in) {
 		embm_emu_drain(pc, EMBM_EMU_DRAIN_MAX);
+		/* The rest were the task's too: lost, not the next task's. */
+		embm_emu_drop_rest(pc);
+	}
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		embm_emu_tag(pc, sched_in ? task : NULL);
 }
@@ -1032,8 +1085,13 @@ void embm_emu_init_pcpu(struct embm_emu *emu)
 	struct embm_emu_cpu *c = emu->base + l->cpu_off;
 	struct embm_emu_record *rings = emu->base + l->ring_off;
 	struct embm_emu_pcpu *pc;
+	unsigned int i;
 	int cpu;
 
+	/* The layout's sizes, which the plugin and tools share. */
+	BUILD_BUG_ON(sizeof(struct embm_emu_record) != 64);
+	BUILD_BUG_ON(sizeof(struct embm_emu_cpu) != 256);
+	BUILD_BUG_ON(EMBM_EMU_REC_SLOT_MASK + 1 != EMBM_EMU_SLOTS);
 	for_each_possible_cpu(cpu) {
 		pc = per_cpu_ptr(&embm_emu_pcpu, cpu);
 		memset(pc, 0, sizeof(*pc));
@@ -1049,7 +1107,11 @@ void embm_emu_init_pcpu(struct embm_emu *emu)
 		pc->tail = READ_ONCE(c[cpu].head);
 		WRITE_ONCE(c[cpu].tail, pc->tail);
 		pc->lost = READ_ONCE(c[cpu].lost);
+		/* Nothing on from an earlier driver's life, no task tagged. */
 		WRITE_ONCE(c[cpu].active, 0);
+		WRITE_ONCE(c[cpu].task, 0);
+		for (i = 0; i < EMBM_EMU_SLOTS; i++)
+			WRITE_ONCE(c[cpu].slot[i].ctl, 0);
 	}
 }
 

@@ -246,21 +246,19 @@ static int embm_emu_wait(struct embm_emu *emu, u64 gen)
  *
  * The generation has two writers, this driver and a tool that maps the
  * BAR from user space: a load and a store could lose the other's bump (and
- * then neither would know the plugin took its fields).  A compare and
- * exchange cannot; it is also the full barrier that orders the fields
- * before it.  The BAR is RAM to QEMU, whose TCG runs locked instructions
- * atomically across vCPUs.
+ * then neither would know the plugin took its fields).  A locked add
+ * cannot (and, unlike a compare-and-exchange loop, cannot be kept
+ * spinning by the other writer); it is also the full barrier that orders
+ * the fields before it.  The BAR is RAM to QEMU, whose TCG runs locked
+ * instructions atomically across vCPUs.
  *
  * Context: any; the caller holds publish_lock (the driver's own order).
  * Return: the generation this bump made.
  */
 static u64 embm_emu_bump_gen(struct embm_emu_header *h)
 {
-	u64 old = READ_ONCE(h->gen);
-
-	while (!try_cmpxchg64(&h->gen, &old, old + 1))
-		;
-	return old + 1;
+	/* LOCK XADD: bounded, whatever the other writer does meanwhile. */
+	return xadd(&h->gen, 1) + 1;
 }
 
 /**

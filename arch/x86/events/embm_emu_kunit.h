@@ -57,6 +57,7 @@ static struct embm_emu_t_cpu *embm_emu_t_cpu(struct kunit *test)
 	t->pc.ring_mask = EMBM_EMU_T_RING - 1;
 	t->pc.cpu = -1;
 	t->event.hw.config = EMBM_EMU_SLOT_LOAD | EMBM_EMU_SLOT_USER | EMBM_EMU_SLOT_KERNEL;
+	t->event.attr.sample_period = 1000;	/* a sampling event */
 	t->event.hw.idx = 1;
 	t->pc.event[1] = &t->event;
 	t->pc.active = BIT(1);
@@ -123,6 +124,11 @@ static void embm_emu_record_test(struct kunit *test)
 	r = ok;
 	r.count = 3;
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_STALE, embm_emu_check_record(&t->pc, &r));
+	/* A counting event's slot gives no sample: a record for it is forged. */
+	t->pc.active = BIT(1);
+	t->event.attr.sample_period = 0;
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_REC_BAD, embm_emu_check_record(&t->pc, &ok));
+	t->event.attr.sample_period = 1000;
 }
 
 /*
