@@ -32,8 +32,11 @@ static char err_buf[512];
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Why sysfs cannot map the BAR beside a driver's mapping of another type. */
-#define NO_MAP_WHY	"its kernel driver maps it write-back (dmesg's x86/PAT line); " \
-			"boot without the driver (initcall_blacklist=embm_emu_driver_init)"
+#define NO_MAP_WHY	"its kernel driver holds the BAR: a kernel with " \
+			"CONFIG_IO_STRICT_DEVMEM refuses to map it beside the driver " \
+			"(boot with iomem=relaxed), and PAT a map of another memory type " \
+			"(dmesg's x86/PAT line); or boot without the driver " \
+			"(initcall_blacklist=embm_emu_driver_init)"
 
 static int fail(const char *fmt, ...)
 {
@@ -146,7 +149,10 @@ int emu_open(struct emu_dev *d)
 		int e = errno;
 
 		close(d->fd);
-		/* sysfs maps uncached: refused beside a driver's write-back map (PAT) */
+		/*
+		 * The driver holds the BAR (pci_request_region()): refused under
+		 * CONFIG_IO_STRICT_DEVMEM, or by PAT beside another memory type.
+		 */
 		if (e == EINVAL && d->driver_bound)
 			return fail("cannot map %s: %s: %s", path, strerror(e), NO_MAP_WHY);
 		return fail("cannot map %s: %s", path, strerror(e));
