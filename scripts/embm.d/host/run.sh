@@ -30,6 +30,9 @@ usage: scripts/embm run [OPTIONS] [-- CMD [ARGS]]
                      repeatable
   --append ARGS      extra kernel command line
   --timeout SECONDS  kill a guest that has not finished (default 900)
+  --boot-wait SECONDS
+                     kill a guest that has not reached its init by then
+                     (default 600; exit status 126)
   --kvm              KVM with the host's CPU (-enable-kvm -cpu host)
                      instead of TCG with -cpu max: the guest gets a vPMU
                      when the host has a PMU (the hardware lane of
@@ -51,7 +54,9 @@ shared memory, an ivshmem-plain device (1af4:1110) whose BAR 2 is a file
 
 CMD runs under /bin/sh in the guest, in /, with /embm/bin on PATH; the
 default prints the topology.  The exit status is CMD's; 124 when the guest
-was killed after the timeout; 125 when it died without reporting one.
+was killed after the timeout; 125 when it died without reporting one;
+126 when it did not reach its init within --boot-wait (a hang while the
+kernel boots).
 TXT
 }
 
@@ -182,7 +187,7 @@ run_initramfs() {
 
 # run_guest INTERACTIVE ARGS...: the body of 'run' and 'shell'.
 run_guest() {
-	local interactive=$1 kernel=y numa=$RUN_NUMA_DEFAULT append="" timeout=900
+	local interactive=$1 kernel=y numa=$RUN_NUMA_DEFAULT append="" timeout=900 boot_wait=600
 	local logf="" verbose=0 adds=() cmdfile="" rc initrd tmp accel=(-accel tcg -cpu max)
 	local machine=() mem emu=1 emu_args="" oracle="" shm="" why
 	RUN_CXL=0
@@ -195,6 +200,7 @@ run_guest() {
 		--cxl) RUN_CXL=1; shift ;;
 		--append) append="$append $2"; shift 2 ;;
 		--timeout) timeout=$2; shift 2 ;;
+		--boot-wait) boot_wait=$2; shift 2 ;;
 		--log) logf=$2; shift 2 ;;
 		--verbose) verbose=1; shift ;;
 		--kvm) accel=(-enable-kvm -cpu host); shift ;;
@@ -211,6 +217,7 @@ run_guest() {
 	esac
 	[ -f "$kernel" ] || die "no kernel at $kernel; run 'scripts/embm build'"
 	[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout: not a number of seconds: $timeout"
+	[[ $boot_wait =~ ^[0-9]+$ ]] || die "--boot-wait: not a number of seconds: $boot_wait"
 	need qemu-system-x86_64
 	run_numa "$numa"
 	mem=${RUN_MEM}M
@@ -269,11 +276,30 @@ run_guest() {
 		"${qemu[@]}" -nographic
 		rc=$?
 	else
+		# A guest that hangs while its kernel boots (seen once: the
+		# debug kernel on q35 with CXL, at PCI enumeration, every vCPU
+		# idle in QEMU; the same boot ran in 15 s four times after) is
+		# killed when it has not said EMBM-INIT by --boot-wait.
+		(
+			sleep "$boot_wait"
+			if ! grep -q '^EMBM-INIT$' "$logf" 2>/dev/null; then
+				touch "$tmp/boot-hung"
+				pkill -f -- "-initrd $initrd"
+			fi
+		) </dev/null >/dev/null 2>&1 &
+		local watchdog=$!
 		timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none \
 			-serial stdio </dev/null 2>&1 | tr -d '\r' | tee "$logf" |
-			grep --line-buffered -v -e '^EMBM-EXIT ' -e 'reboot: Restarting system'
+			grep --line-buffered -v -e '^EMBM-EXIT ' -e '^EMBM-INIT$' \
+				-e 'reboot: Restarting system'
 		rc=${PIPESTATUS[0]}
-		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		pkill -P "$watchdog" 2>/dev/null
+		kill "$watchdog" 2>/dev/null
+		wait "$watchdog" 2>/dev/null
+		if [ -e "$tmp/boot-hung" ]; then
+			log "guest did not reach its init within $boot_wait s: killed (see --boot-wait)"
+			rc=126
+		elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 			log "guest did not finish within $timeout s: killed (see --timeout)"
 			rc=124
 		elif grep -q '^EMBM-EXIT [0-9]*$' "$logf"; then

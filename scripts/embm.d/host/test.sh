@@ -301,6 +301,16 @@ t_boot() {
 	run_guest 0 --kernel "$kernel" --timeout 1200 --log "$logf" "${opts[@]}" \
 		--append "loglevel=7 kunit.enable=$want_kunit" -- "$@" >/dev/null 2>"$logf.err"
 	rc=$?
+	# A hang while the kernel boots, before any test (run.sh's watchdog):
+	# said, and booted once more.  A second hang fails.
+	if [ $rc = 126 ]; then
+		echo "note: $name: the guest hung before its init ($(grep -v '^$' "$logf" |
+			tail -n 1 | cut -c1-100)); booting it again"
+		cp "$logf" "$logf.hung"
+		run_guest 0 --kernel "$kernel" --timeout 1200 --log "$logf" "${opts[@]}" \
+			--append "loglevel=7 kunit.enable=$want_kunit" -- "$@" >/dev/null 2>"$logf.err"
+		rc=$?
+	fi
 	if [ $rc -le 1 ]; then
 		t_report ok "$name: guest booted and ran the tests ($((SECONDS - t0)) s)"
 	else
