@@ -28,9 +28,9 @@
 #include "../kselftest_harness.h"
 #include "embm_util.h"
 #include "emu_oracle.h"
+#include "embm_emu_util.h"
 
 #define PMU_DIR		"/sys/bus/event_source/devices/embm_emu"
-#define STATS_GLOB	"/sys/bus/pci/drivers/embm_emu/*/embm_emu_stats"
 #define BENCH_JSON	"/tmp/embm-perf-bench.json"
 #define PERF_DATA	"/tmp/embm-perf.data"
 #define PERF_OUT	"/tmp/embm-perf.txt"
@@ -48,51 +48,6 @@ struct acc {
 	double all[2];
 	unsigned long long samples;
 };
-
-static __printf(1, 2) int run(const char *fmt, ...);
-static int run(const char *fmt, ...)
-{
-	char cmd[1536];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "# %s\n", cmd);
-	st = system(cmd);
-	return st < 0 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
-}
-
-/* embm-bench's "pids" (its JSON): how many, or -1. */
-static int bench_pids(pid_t *pids, int max)
-{
-	char buf[8192], *p;
-	FILE *f = fopen(BENCH_JSON, "r");
-	size_t len;
-	int n = 0;
-
-	if (!f)
-		return -1;
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = 0;
-	p = strstr(buf, "\"pids\": [");
-	if (!p)
-		return -1;
-	p += strlen("\"pids\": [");
-	while (n < max && *p && *p != ']') {
-		char *end;
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			return -1;
-		pids[n++] = v;
-		for (p = end; *p == ',' || *p == ' '; p++)
-			;
-	}
-	return n;
-}
 
 /* The node of physical address @pa by the device's ranges, or -1. */
 static int node_of(const struct emu_snapshot *s, unsigned long long pa)
@@ -160,7 +115,7 @@ static int perf_acc(const struct emu_snapshot *s, struct acc *a)
 	FILE *f;
 
 	memset(a, 0, sizeof(*a));
-	if (run("perf script -i %s -F event,phys_addr >%s 2>/dev/null", PERF_DATA, PERF_OUT))
+	if (emu_run("perf script -i %s -F event,phys_addr >%s 2>/dev/null", PERF_DATA, PERF_OUT))
 		return -1;
 	f = fopen(PERF_OUT, "r");
 	if (!f)
@@ -221,25 +176,6 @@ static double bound(double p, unsigned long long n1, unsigned long long n2)
 	if (n2)
 		var += v / n2;
 	return fmax(SHARE_PP, 4 * 100 * sqrt(var));
-}
-
-/* A counter of the driver's (embm_emu_stats/NAME), or -1. */
-static long long driver_stat(const char *name)
-{
-	char path[512], cmd[600], buf[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), STATS_GLOB "/%s", name);
-	snprintf(cmd, sizeof(cmd), "cat %s 2>/dev/null", path);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f)) {
-		pclose(f);
-		return -1;
-	}
-	pclose(f);
-	return atoll(buf);
 }
 
 /* The plugin's count of records it could not write, all vCPUs. */
@@ -327,7 +263,7 @@ FIXTURE_SETUP(perf)
 		     emu_error());
 	self->open = true;
 	ASSERT_EQ(0, access(PMU_DIR "/type", F_OK));
-	if (run("perf --version >/dev/null 2>&1"))
+	if (emu_run("perf --version >/dev/null 2>&1"))
 		SKIP(return, "no perf in this guest (the test boot adds Debian's)");
 	ASSERT_EQ(0, embm_get_knob("source", self->source, sizeof(self->source)));
 	ASSERT_EQ(0, embm_get_knob("period", self->period, sizeof(self->period)));
@@ -369,7 +305,7 @@ FIXTURE_TEARDOWN(perf)
 		kill(self->bg, SIGKILL);
 		reap(self->bg);
 	}
-	run("kill $(cat %s.pid 2>/dev/null) 2>/dev/null; rm -f %s.pid", BEAT, BEAT);
+	emu_run("kill $(cat %s.pid 2>/dev/null) 2>/dev/null; rm -f %s.pid", BEAT, BEAT);
 	if (!self->open)
 		return;
 	emu_set_want(&self->dev, self->dev.hdr->want & ~EMBM_EMU_MODE_ORACLE, EMU_TIMEOUT_MS);
@@ -415,10 +351,10 @@ TEST_F_TIMEOUT(perf, stat_user_exact, 120)
 	struct acc t;
 	int n;
 
-	ASSERT_EQ(0, run("perf stat -x, -o %s -e %s -e %s -- %s -j -o %s%s >/dev/null",
-			 PERF_OUT, "embm_emu/load=1/u", "embm_emu/store=1/u",
-			 "embm-bench -p rmw -t 2 -c 1 -r 100", BENCH_JSON, self->bufs));
-	n = bench_pids(pids, MAX_PIDS);
+	ASSERT_EQ(0, emu_run("perf stat -x, -o %s -e %s -e %s -- %s -j -o %s%s >/dev/null",
+			     PERF_OUT, "embm_emu/load=1/u", "embm_emu/store=1/u",
+			     "embm-bench -p rmw -t 2 -c 1 -r 100", BENCH_JSON, self->bufs));
+	n = emu_bench_pids(BENCH_JSON, pids, MAX_PIDS);
 	ASSERT_EQ(2, n);
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &snap));
 	ASSERT_EQ(n, oracle_of(&snap, pids, n, true, &t));
@@ -462,10 +398,11 @@ TEST_F_TIMEOUT(perf, record_beside_embm, 150)
 	/* Past its set-up: the buffers are placed and touched. */
 	sleep_ms(3000);
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &a));
-	ASSERT_EQ(0, run("embm-run -o %s -p %d -d 10 & %s -o %s -p %d %s=%d/ %s=%d/ %s; %s",
-			 RUN_OUT, pid, "perf record -q -d --phys-data", PERF_DATA, pid,
-			 "-e embm_emu/load=1,period", LD_PERIOD, "-e embm_emu/store=1,period",
-			 ST_PERIOD, "-- sleep 10 >/dev/null 2>&1", "st=$?; wait $! && exit $st"));
+	ASSERT_EQ(0, emu_run("embm-run -o %s -p %d -d 10 & %s -o %s -p %d %s=%d/ %s=%d/ %s; %s",
+			     RUN_OUT, pid, "perf record -q -d --phys-data", PERF_DATA, pid,
+			     "-e embm_emu/load=1,period", LD_PERIOD, "-e embm_emu/store=1,period",
+			     ST_PERIOD, "-- sleep 10 >/dev/null 2>&1",
+			     "st=$?; wait $! && exit $st"));
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &b));
 	/* The window's counts of its tasks: one process, its threads share the tag. */
 	/* Before the window it had no embm_emu event: maybe no counts yet. */
@@ -504,25 +441,25 @@ TEST_F_TIMEOUT(perf, record_beside_embm, 150)
  */
 TEST_F_TIMEOUT(perf, overload_period_1, 240)
 {
-	long long lost0 = driver_stat("lost"), lost1, throttle, plost, elost, ethr;
+	long long lost0 = emu_driver_stat("lost"), lost1, throttle, plost, elost, ethr;
 	unsigned long long pl0 = plugin_lost(&self->dev), pl1;
 	unsigned long long wr0 = plugin_written(&self->dev), wr1;
 	long long psamples;
 	long gap;
 
 	ASSERT_GE(lost0, 0) {
-		TH_LOG("no %s/lost", STATS_GLOB);
+		TH_LOG("no embm_emu_stats/lost of the embm_emu device");
 	}
-	ASSERT_EQ(0, run("rm -f %s; %s >%s 2>/dev/null & echo $! >%s.pid", BEAT,
-			 "(while :; do date +%s; sleep 1; done)", BEAT, BEAT));
-	ASSERT_EQ(0, run("perf record -q -o %s -c 1 -e %s -d --phys-data -- %s@%d >/dev/null 2>%s",
-			 PERF_DATA, "embm_emu/load=1,store=1/",
-			 "embm-bench -p rmw -t 2 -r 20 -b 256K", self->nodes[0], PERF_OUT)) {
-		run("cat %s >&2", PERF_OUT);
+	ASSERT_EQ(0, emu_run("rm -f %s; %s >%s 2>/dev/null & echo $! >%s.pid", BEAT,
+			     "(while :; do date +%s; sleep 1; done)", BEAT, BEAT));
+	ASSERT_EQ(0, emu_run("perf record -q -o %s -c 1 -e %s %s %s@%d >/dev/null 2>%s",
+			     PERF_DATA, "embm_emu/load=1,store=1/", "-d --phys-data --",
+			     "embm-bench -p rmw -t 2 -r 20 -b 256K", self->nodes[0], PERF_OUT)) {
+		emu_run("cat %s >&2", PERF_OUT);
 	}
 	wr1 = plugin_written(&self->dev);
 	pl1 = plugin_lost(&self->dev);
-	ASSERT_EQ(0, run("perf report -i %s --stats >%s 2>&1", PERF_DATA, PERF_OUT));
+	ASSERT_EQ(0, emu_run("perf report -i %s --stats >%s 2>&1", PERF_DATA, PERF_OUT));
 	throttle = perf_stat_line("THROTTLE");
 	plost = perf_stat_line("LOST_SAMPLES");
 	psamples = perf_stat_line("SAMPLE");
@@ -538,12 +475,12 @@ TEST_F_TIMEOUT(perf, overload_period_1, 240)
 	 * at the least it runs, and what it lost or had throttled is counted.
 	 */
 	ASSERT_EQ(0, embm_set_knob("period", "1"));
-	EXPECT_NE(0, run("embm-run -o %s -- true 2>%s", RUN_OUT, PERF_OUT));
-	run("cat %s >&2", PERF_OUT);
+	EXPECT_NE(0, emu_run("embm-run -o %s -- true 2>%s", RUN_OUT, PERF_OUT));
+	emu_run("cat %s >&2", PERF_OUT);
 	ASSERT_EQ(0, embm_set_knob("period", "256"));
 	ASSERT_EQ(0, embm_set_knob("store_period", "256"));
-	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p rmw -t 2 -r 20 -b 256K@%d >/dev/null",
-			 RUN_OUT, self->nodes[0]));
+	ASSERT_EQ(0, emu_run("embm-run -o %s -- embm-bench -p rmw -t 2 -r 20 -b 256K@%d >/dev/null",
+			     RUN_OUT, self->nodes[0]));
 	elost = embm_status_ll("lost");
 	ethr = embm_status_ll("throttled");
 	ksft_print_msg("embm at period 256: %lld samples, lost %lld, throttled %lld\n",
@@ -553,23 +490,23 @@ TEST_F_TIMEOUT(perf, overload_period_1, 240)
 	EXPECT_NE(-1, elost);
 	EXPECT_NE(-1, ethr);
 	/* A store period below the least, written during a session: refused. */
-	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p rmw -d 3 -b 256K@%d >/dev/null & %s",
-			 RUN_OUT, self->nodes[0],
-			 "sleep 1; echo 100 >/sys/kernel/mm/embm/store_period; wait $!"));
+	ASSERT_EQ(0, emu_run("embm-run -o %s -- embm-bench -p rmw -d 3 -b 256K@%d >/dev/null & %s",
+			     RUN_OUT, self->nodes[0],
+			     "sleep 1; echo 100 >/sys/kernel/mm/embm/store_period; wait $!"));
 	ksft_print_msg("store_period 100 mid-session: period_errors %lld, store_period %lld\n",
 		       embm_status_ll("period_errors"), embm_status_ll("store_period"));
 	EXPECT_GE(embm_status_ll("period_errors"), 1);
 	EXPECT_GE(embm_status_ll("store_period"), 256);
 
 	sleep_ms(100);
-	lost1 = driver_stat("lost");
+	lost1 = emu_driver_stat("lost");
 	pl1 = plugin_lost(&self->dev);
 	ksft_print_msg("records the plugin could not write %llu; driver counted lost %lld\n",
 		       pl1 - pl0, lost1 - lost0);
 	EXPECT_GT(pl1 - pl0, 0);
 	EXPECT_EQ((long long)(pl1 - pl0), lost1 - lost0);
 
-	run("kill $(cat %s.pid) 2>/dev/null", BEAT);
+	emu_run("kill $(cat %s.pid) 2>/dev/null", BEAT);
 	gap = beat_gap();
 	ksft_print_msg("heartbeat: longest gap %ld s\n", gap);
 	EXPECT_GE(gap, 0);

@@ -26,6 +26,7 @@
 #include "../kselftest_harness.h"
 #include "embm_util.h"
 #include "emu_oracle.h"
+#include "embm_emu_util.h"
 
 #define PMU_DIR		"/sys/bus/event_source/devices/embm_emu"
 #define BENCH_JSON	"/tmp/embm-emu-bench.json"
@@ -42,22 +43,6 @@ struct truth {
 	unsigned long long all[2];
 	int kind[EMBM_MAX_NODES];	/* EMBM_EMU_KIND_*, -1: no range */
 };
-
-/* Run a shell command line; its status, or -1. */
-static __printf(1, 2) int run(const char *fmt, ...);
-static int run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "# %s\n", cmd);
-	st = system(cmd);
-	return st < 0 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
-}
 
 /*
  * Run "sh -c CMD" in the background, in cgroup directory @cg (NULL: in
@@ -85,37 +70,6 @@ static pid_t spawn(const char *cg, const char *fmt, ...)
 	}
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	_exit(127);
-}
-
-/* The "pids" of embm-bench's JSON: how many, or -1. */
-static int bench_pids(pid_t *pids, int max)
-{
-	char buf[8192], *p;
-	size_t len;
-	FILE *f = fopen(BENCH_JSON, "r");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = 0;
-	p = strstr(buf, "\"pids\": [");
-	if (!p)
-		return -1;
-	p += strlen("\"pids\": [");
-	while (n < max && *p && *p != ']') {
-		char *end;
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			return -1;
-		pids[n++] = v;
-		p = end;
-		while (*p == ',' || *p == ' ')
-			p++;
-	}
-	return n;
 }
 
 /*
@@ -231,20 +185,6 @@ static bool share_ok(double got, double want, unsigned long long n)
 	return d <= share_bound(want, n);
 }
 
-/* The driver's count of records it found corrupted (embm_emu_stats/bad), or -1. */
-static long long driver_bad(void)
-{
-	char buf[64] = "";
-	FILE *f = popen("cat /sys/bus/pci/drivers/embm_emu/*/embm_emu_stats/bad 2>/dev/null", "r");
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	pclose(f);
-	return buf[0] ? atoll(buf) : -1;
-}
-
 /*
  * Compare embm's node shares (/proc/embm/nodes, the last session's) with
  * the oracle's counts @t: each node's share of the estimated accesses
@@ -309,7 +249,7 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 		       100 * fmax(0.03, 4 / sqrt(samples)));
 	EXPECT_LE(fabs((double)est - total), fmax(0.03, 4 / sqrt(samples)) * total);
 	/* No plugin corrupts here: the driver found no record bad. */
-	EXPECT_EQ(0, driver_bad());
+	EXPECT_EQ(0, emu_driver_stat("bad"));
 	return worst;
 }
 
@@ -450,10 +390,10 @@ static void check_mix(struct _test_data_emu *self, struct __test_metadata *_meta
 	int n;
 
 	buffers(self, bufs, sizeof(bufs), 1024, -1);
-	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p %s -t 2 -c 1 -r %d -j -o %s%s",
-			 RUN_OUT, pattern, passes, BENCH_JSON, bufs));
+	ASSERT_EQ(0, emu_run("embm-run -o %s -- embm-bench -p %s -t 2 -c 1 -r %d -j -o %s%s",
+			     RUN_OUT, pattern, passes, BENCH_JSON, bufs));
 	expect_source_emu(_metadata);
-	n = bench_pids(pids, MAX_PIDS);
+	n = emu_bench_pids(BENCH_JSON, pids, MAX_PIDS);
 	ASSERT_EQ(2, n);
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &snap));
 	ASSERT_EQ(n, truth_of(&snap, pids, n, &t)) {
@@ -518,8 +458,8 @@ TEST_F_TIMEOUT(emu, hot_pages_recall, 120)
 		if (self->kind[i] != EMBM_EMU_KIND_CXL)
 			node = self->nodes[i];
 
-	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p hot -t 1 -r 1500 -w -j -o %s -b 4M@%d",
-			 RUN_OUT, BENCH_JSON, node));
+	ASSERT_EQ(0, emu_run("embm-run -o %s -- embm-bench -p hot -t 1 -r 1500 -w -j -o %s %s%d",
+			     RUN_OUT, BENCH_JSON, "-b 4M@", node));
 	expect_source_emu(_metadata);
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &snap));
 	ASSERT_GE(snap.nr_pages, HOT);
@@ -576,8 +516,8 @@ TEST_F(emu, latency_per_tier)
 	int nr, i, src;
 
 	buffers(self, bufs, sizeof(bufs), 1024, -1);
-	ASSERT_EQ(0, run("taskset -c 0 embm-run -o %s -- embm-bench -p seq-read -r 300%s",
-			 RUN_OUT, bufs));
+	ASSERT_EQ(0, emu_run("taskset -c 0 embm-run -o %s -- embm-bench -p seq-read -r 300%s",
+			     RUN_OUT, bufs));
 	expect_source_emu(_metadata);
 	nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
 	ASSERT_GT(nr, 0);
@@ -620,12 +560,12 @@ TEST_F_TIMEOUT(emu, scope_process_and_system, 120)
 	if (self->nr_nodes < 2)
 		SKIP(return, "one node with memory");
 	/* The neighbour: on the last node, for longer than the target. */
-	ASSERT_EQ(0, run("embm-bench -p seq-read -d 120 -b 1M@%d >/dev/null 2>&1 & %s",
-			 far, "echo $! >/tmp/embm-emu-nb.pid"));
+	ASSERT_EQ(0, emu_run("embm-bench -p seq-read -d 120 -b 1M@%d >/dev/null 2>&1 & %s",
+			     far, "echo $! >/tmp/embm-emu-nb.pid"));
 	sleep_ms(500);
-	ASSERT_EQ(0, run("embm-run -o %s -- embm-bench -p seq-read -r 1000 -j -o %s -b 1M@%d",
-			 RUN_OUT, BENCH_JSON, self->nodes[0]));
-	n = bench_pids(pids, MAX_PIDS);
+	ASSERT_EQ(0, emu_run("embm-run -o %s -- embm-bench -p seq-read -r 1000 -j -o %s -b 1M@%d",
+			     RUN_OUT, BENCH_JSON, self->nodes[0]));
+	n = emu_bench_pids(BENCH_JSON, pids, MAX_PIDS);
 	ASSERT_EQ(1, n);
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &a));
 	ASSERT_EQ(1, truth_of(&a, pids, n, &t));
@@ -634,7 +574,7 @@ TEST_F_TIMEOUT(emu, scope_process_and_system, 120)
 
 	/* System-wide, a window of 10 s: every task, and the kernel. */
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &a));
-	ASSERT_EQ(0, run("embm-run -o %s --system --duration 10", RUN_OUT));
+	ASSERT_EQ(0, emu_run("embm-run -o %s --system --duration 10", RUN_OUT));
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &b));
 	truth_tagged(&a, &t0);
 	truth_tagged(&b, &t);
@@ -642,7 +582,7 @@ TEST_F_TIMEOUT(emu, scope_process_and_system, 120)
 	emu_snapshot_free(&a);
 	emu_snapshot_free(&b);
 	compare_shares(_metadata, &t, "system-wide, target gone, neighbour running");
-	run("kill $(cat /tmp/embm-emu-nb.pid) 2>/dev/null");
+	emu_run("kill $(cat /tmp/embm-emu-nb.pid) 2>/dev/null");
 }
 
 /* The oracle's counts of every access to @node's memory, by anyone. */
@@ -723,7 +663,8 @@ TEST_F_TIMEOUT(emu, scope_cgroup, 90)
 	/* Past start-up and first touches (a few MiB: well under a second). */
 	sleep_ms(3000);
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &a));
-	ASSERT_EQ(0, run("embm-run -o %s --cgroup %s --duration %d", RUN_OUT, CG_DIR, WINDOW_S));
+	ASSERT_EQ(0, emu_run("embm-run -o %s --cgroup %s --duration %d",
+			     RUN_OUT, CG_DIR, WINDOW_S));
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &b));
 	expect_source_emu(_metadata);
 	ASSERT_EQ(0, embm_status("cgroup", line, sizeof(line)));
@@ -735,7 +676,7 @@ TEST_F_TIMEOUT(emu, scope_cgroup, 90)
 	/* embm-bench ran its passes past the window and then wrote its pids. */
 	ASSERT_EQ(0, reap(target));
 	self->bg[1] = 0;
-	n = bench_pids(pids, MAX_PIDS);
+	n = emu_bench_pids(BENCH_JSON, pids, MAX_PIDS);
 	ASSERT_EQ(2, n);
 	ASSERT_EQ(target, pids[0]);
 	ASSERT_EQ(n, truth_of(&b, pids, n, &t)) {
