@@ -40,6 +40,7 @@
 #include "errors.h"
 #include "report.h"
 #include "uncore.h"
+#include "vmstat.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -265,34 +266,57 @@ static void uncore_final(void)
 	embm_unc_close(&uncore);
 }
 
-static void uncore_json(FILE *f, void *arg)
+/*
+ * The kernel's tiering counters (promotions, demotions, NUMA balancing,
+ * migrations, per node): snapshot right before embm_start() (and so
+ * before the command may exec) and right after the command exited or
+ * the sampling stopped, before embm_end().
+ */
+static struct embm_vmstat vmstat_start, vmstat_end;
+
+static void vmstat_final(void)
 {
-	(void)arg;
+	embm_vmstat_read(&vmstat_end, "");
+}
+
+/* The members embm-run adds to the JSON report: bandwidth, then vmstat. */
+static void more_json(FILE *f, void *arg)
+{
 	embm_unc_report(f, &uncore, &uncore_result, true);
+	embm_vmstat_json(f, &vmstat_start, arg);
 }
 
 /*
- * The report, with the uncore figures: an interim one's since the last
- * report, the final one's those uncore_final() read.
+ * The report, with the uncore figures and the tiering counters: an
+ * interim one's since the last report (the counters' since the start),
+ * the final one's those uncore_final() and vmstat_final() read.
  */
 static void report(FILE *out, const char *what, bool json, unsigned int top, bool final)
 {
+	struct embm_vmstat now, *vm = &vmstat_end;
 	struct embm_report r;
 
-	if (!final)
+	if (!final) {
 		embm_unc_read(&uncore, &uncore_result, true);
+		embm_vmstat_read(&now, "");
+		vm = &now;
+	}
 	if (embm_report_read(&r, proc_dir)) {
 		fprintf(stderr, "embm-run: cannot read %s: %m\n", proc_dir);
-		return;
+		goto out;
 	}
 	if (json) {
-		embm_report_json(out, &r, "embm-run", what, top, uncore_json, NULL);
+		embm_report_json(out, &r, "embm-run", what, top, more_json, vm);
 	} else {
 		embm_report_print(out, &r, what, top);
 		embm_unc_report(out, &uncore, &uncore_result, false);
+		embm_vmstat_print(out, &vmstat_start, vm);
 	}
 	embm_report_free(&r);
 	fflush(out);
+out:
+	if (!final)
+		embm_vmstat_free(&now);
 }
 
 static bool session_running(void)
@@ -350,6 +374,7 @@ struct run_args {
 	const char *cgroup;
 	int cgfd;		/* @cgroup, open */
 	double duration, interval;	/* seconds, >= 0 */
+	bool duration_given;
 	unsigned int top;
 	bool json;
 	const char *output;	/* or NULL: stdout */
@@ -383,6 +408,12 @@ static void print_usage(FILE *f)
 		"(kill PID) are passed on to it once; those the terminal sends to its whole\n"
 		"foreground process group (Ctrl-C) reach the command by themselves and are\n"
 		"not sent again.  Without a command they, and SIGPIPE, end the sampling.\n"
+		"\n"
+		"The report ends with the kernel's tiering counters that moved from right\n"
+		"before the session to right after it, system-wide (other processes' too):\n"
+		"/proc/vmstat's pgpromote_*, pgdemote_*, numa_*, pgmigrate_*, thp_migration_*,\n"
+		"and per node numa_*, pgpromote_*, pgdemote_*, nr_free_pages, nr_anon_pages\n"
+		"and nr_file_pages (-j: \"vmstat\", every one of them, zero or not).\n"
 		"\n"
 		"--source and --period stay set while the session runs and are put back\n"
 		"when embm-run exits, whatever the way (not when it is killed with SIGKILL).\n"
@@ -435,6 +466,7 @@ static void parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case 'd':
 			a->duration = parse_seconds("--duration", optarg);
+			a->duration_given = true;
 			break;
 		case 'S':
 			knobs[0].val = optarg;
@@ -476,6 +508,9 @@ static void check_target(const struct run_args *a, int argc)
 		usage_error("--cgroup and --system cannot be combined");
 	if (!a->pid && !a->system_wide && !a->cgroup && !argc)
 		usage_error("no target: give a command, --pid, --system or --cgroup");
+	/* It used to be ignored there: the command's exit ends the session. */
+	if (a->duration_given && argc)
+		usage_error("--duration and a command cannot be combined: the command ends it");
 }
 
 /* Sample a running process, a cgroup or the system until told to stop. */
@@ -492,10 +527,12 @@ static int run_attached(const struct run_args *a, const struct embm_start_req *q
 	else
 		snprintf(what, sizeof(what), a->system_wide ? "system-wide" : "process %d", a->pid);
 	knobs_set(what);
+	embm_vmstat_read(&vmstat_start, "");
 	start_or_die(target, flags, q, what);
 	uncore_start(true);
 	wait_loop(-1, a->duration, a->interval, out, what, a->json, a->top);
 	uncore_final();
+	vmstat_final();
 	session_end();
 	knobs_restore();
 	report(out, what, a->json, a->top, true);
@@ -586,6 +623,7 @@ static int run_command(const struct run_args *a, const struct embm_start_req *q,
 	if (a->cgroup)
 		join_cgroup(a->cgroup, child);
 	target = a->cgroup ? a->cgfd : a->system_wide ? EMBM_PID_SYSTEM : child;
+	embm_vmstat_read(&vmstat_start, "");
 	start_or_die(target, flags, q, who);
 	uncore_start(false);
 	/* The child waits for go[] and cannot have been reaped yet. */
@@ -606,6 +644,7 @@ static int run_command(const struct run_args *a, const struct embm_start_req *q,
 		if (errno != EINTR)
 			fatal("waitpid: %m");
 	}
+	vmstat_final();
 	session_end();
 	knobs_restore();
 	report(out, what, a->json, a->top, true);
