@@ -56,6 +56,8 @@ enum embm_op {
  * @raw:	PERF_SAMPLE_RAW's data, inside the record (valid while the
  *		record is); NULL if none.
  * @raw_size:	its size in bytes, the padding perf adds included.
+ * @user:	taken in user mode (the record's cpumode, or the regs of a
+ *		direct sample); else in the kernel, or not known.
  */
 struct embm_sample {
 	u64 id;
@@ -70,6 +72,7 @@ struct embm_sample {
 	u32 pages;
 	const void *raw;
 	u32 raw_size;
+	bool user;
 };
 
 /*

@@ -49,25 +49,30 @@ struct embm_direct_ctx {
  *		writer only.
  * @period:	the period of each kind's samples as last queued (a mark);
  *		written by the writer only.
+ * @task:	the task of the samples queued since the last task mark
+ *		(below); written by the writer only.
  * @tail:	next entry to read; written by the reader only.
  * @lost_read:	@lost as the reader last took it.
  * @rd_period:	the period of each kind's samples as last read.
+ * @rd_task:	the task of the samples as last read.
  * @lost_elsewhere: samples dropped because they were not taken in a task.
  * @mask:	entries - 1, a power of two - 1.
  * @reader:	woken when the queue fills to half; NULL: nobody.
  * @wake:	wakes @reader from the writer's context.
  * @ctx:	the handler's context for each kind.
  * @rcu:	frees the queue after a grace period, as perf frees events.
- * @ent:	physical page address | mapping order | kind; 0 | kind for
- *		no address; or a period mark (below).
+ * @ent:	physical page address | mapping order | user | kind; 0 | kind
+ *		for no address; or a period or task mark (below).
  */
 struct embm_direct {
 	u64 head;
 	u64 lost[EMBM_MAX_EVENTS];
 	u64 period[EMBM_MAX_EVENTS];
+	u64 task;
 	u64 tail ____cacheline_aligned;
 	u64 lost_read[EMBM_MAX_EVENTS];
 	u64 rd_period[EMBM_MAX_EVENTS];
+	u64 rd_task;
 	atomic64_t lost_elsewhere[EMBM_MAX_EVENTS];
 	unsigned int mask;
 	struct task_struct *reader;
@@ -78,16 +83,24 @@ struct embm_direct {
 };
 
 /*
- * An entry: the page's physical address; below it, the order of the
- * mapping's size in base pages (0 for a base page, 9 for 2 MiB on x86),
- * then the kind.  Or a period mark: the period of the kind's samples
- * from here on (perf's, perf_sample_data::period), in place of the page.
+ * An entry: the page's physical address; below it, whether it was taken
+ * in user mode, the order of the mapping's size in base pages (0 for a
+ * base page, 9 for 2 MiB on x86), then the kind.  Or a period mark: the
+ * period of the kind's samples from here on (perf's,
+ * perf_sample_data::period), in place of the page.  Or a task mark: the
+ * thread-group id and id of the task of every sample from here on, in
+ * place of the page; a task takes its faults in runs, so marks are few.
  */
 #define EMBM_DIRECT_KIND	GENMASK(2, 0)
 #define EMBM_DIRECT_ORDER	GENMASK(7, 3)
 #define EMBM_DIRECT_MARK	BIT(8)
+#define EMBM_DIRECT_USER	BIT(9)
+#define EMBM_DIRECT_TASK	BIT(10)
+#define EMBM_DIRECT_PID_BITS	22	/* a pid, below PID_MAX_LIMIT */
 static_assert(EMBM_DIRECT_KIND + 1 >= EMBM_MAX_EVENTS);
-static_assert(EMBM_DIRECT_MARK < PAGE_SIZE);
+static_assert(EMBM_DIRECT_TASK < PAGE_SIZE);
+static_assert(PID_MAX_LIMIT <= 1 << EMBM_DIRECT_PID_BITS);
+static_assert(2 * EMBM_DIRECT_PID_BITS + PAGE_SHIFT <= 64);
 
 /* Hard IRQ context (irq_work): wake the reader, if it may be woken. */
 static void embm_direct_wake(struct irq_work *work)
@@ -226,16 +239,35 @@ static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind)
  * @phys: its physical address, or 0 for none
  * @order: log2 of the base pages of its mapping, at most 31
  * @kind: its event's kind, below EMBM_MAX_EVENTS
+ * @user: taken in user mode
  *
  * The push that fills the queue to half wakes its reader.
  *
  * Context: the writer of @dq (see the top of this file); never sleeps.
  * Return: false if the queue was full (the sample is counted lost).
  */
-static bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int kind)
+static bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int kind,
+			     bool user)
 {
-	return embm_direct_put(dq, (phys & PAGE_MASK) |
+	return embm_direct_put(dq, (phys & PAGE_MASK) | (user ? EMBM_DIRECT_USER : 0) |
 			       FIELD_PREP(EMBM_DIRECT_ORDER, min(order, 31U)) | kind, kind);
+}
+
+/*
+ * A task mark for @pid and @tid (thread-group id and id), unless the last
+ * one queued is theirs; counted as a lost sample of @kind when the queue
+ * has no room.  Context: the writer of @dq.
+ */
+static bool embm_direct_push_task(struct embm_direct *dq, u32 pid, u32 tid, int kind)
+{
+	u64 task = ((u64)pid << EMBM_DIRECT_PID_BITS) | tid;
+
+	if (likely(dq->task == task))
+		return true;
+	if (!embm_direct_put(dq, (task << PAGE_SHIFT) | EMBM_DIRECT_TASK | kind, kind))
+		return false;
+	dq->task = task;
+	return true;
 }
 
 /**
@@ -245,6 +277,7 @@ static bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int orde
  * @order: log2 of the base pages of its mapping, at most 31
  * @kind: its event's kind, below EMBM_MAX_EVENTS
  * @period: the events it stands for, below 2^(64 - PAGE_SHIFT)
+ * @user: taken in user mode
  *
  * A period other than the last one queued for @kind goes first, as a mark
  * that the reader keeps for the kind's samples after it (an entry of its
@@ -255,14 +288,14 @@ static bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int orde
  * Return: false if the queue was full.
  */
 static bool embm_direct_push_period(struct embm_direct *dq, u64 phys, unsigned int order,
-				    int kind, u64 period)
+				    int kind, u64 period, bool user)
 {
 	if (unlikely(dq->period[kind] != period)) {
 		if (!embm_direct_put(dq, (period << PAGE_SHIFT) | EMBM_DIRECT_MARK | kind, kind))
 			return false;
 		dq->period[kind] = period;
 	}
-	return embm_direct_push(dq, phys, order, kind);
+	return embm_direct_push(dq, phys, order, kind, user);
 }
 
 /* Is @pfn in the huge zero page (THP)?  Context: any. */
@@ -279,7 +312,10 @@ static bool embm_huge_zero(unsigned long pfn)
  * embm_direct_overflow() - the overflow handler of a direct event
  * @event: the event, or one inherited from it
  * @data: perf's sample data; only its sample_flags and addr are read
- * @regs: unused
+ * @regs: the registers of the fault: user mode or the kernel's
+ *
+ * The task is current, by its ids in the initial pid namespace: queued
+ * as a mark before its first sample after another task's.
  *
  * Context: the event's overflow, on its CPU, IRQs off, in the task whose
  * fault it is.  Only task context writes the queue; a sample taken
@@ -315,17 +351,18 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 		phys = 0;
 		size = 0;
 	}
+	if (!embm_direct_push_task(dq, task_tgid_nr(current), task_pid_nr(current), ctx->kind))
+		return;
 	/* The period perf counted the sample with: the events it stands for. */
 	embm_direct_push_period(dq, phys, size > PAGE_SIZE ? ilog2(size) - PAGE_SHIFT : 0,
-				ctx->kind, data->period);
+				ctx->kind, data->period, regs && user_mode(regs));
 }
 
 /**
  * embm_direct_read() - consume every queued sample
  * @dq: the queue
- * @fn: called with each sample's physical address (0: none), the order of
- *	its mapping's size in base pages, its kind, and its period (the last
- *	mark of the kind read; 0 before the first)
+ * @fn: called with each sample (struct embm_direct_sample): its period and
+ *	task are those of the last marks read
  * @arg: passed to @fn
  *
  * Context: a reader of the queue, serialised with the others by the
@@ -336,6 +373,7 @@ unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *a
 {
 	/* Acquire pairs with the writer's release of head. */
 	u64 head = smp_load_acquire(&dq->head), tail = dq->tail, e;
+	struct embm_direct_sample ds;
 	unsigned int n = 0;
 	int k;
 
@@ -346,7 +384,20 @@ unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *a
 			dq->rd_period[k] = e >> PAGE_SHIFT;
 			continue;
 		}
-		fn(e & PAGE_MASK, FIELD_GET(EMBM_DIRECT_ORDER, e), k, dq->rd_period[k], arg);
+		if (e & EMBM_DIRECT_TASK) {
+			dq->rd_task = e >> PAGE_SHIFT;
+			continue;
+		}
+		ds = (struct embm_direct_sample){
+			.phys = e & PAGE_MASK,
+			.order = FIELD_GET(EMBM_DIRECT_ORDER, e),
+			.kind = k,
+			.period = dq->rd_period[k],
+			.user = e & EMBM_DIRECT_USER,
+			.pid = dq->rd_task >> EMBM_DIRECT_PID_BITS,
+			.tid = dq->rd_task & (BIT(EMBM_DIRECT_PID_BITS) - 1),
+		};
+		fn(&ds, arg);
 		n++;
 	}
 	/* Release: the entries are read before the writer may reuse them. */

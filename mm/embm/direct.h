@@ -14,9 +14,28 @@ struct perf_sample_data;
 struct pt_regs;
 struct task_struct;
 
-/* A sample read from a queue: address, mapping order, kind, period, argument. */
-typedef void (*embm_direct_fn)(u64 phys, unsigned int order, int kind, u64 period,
-			       void *arg);
+/**
+ * struct embm_direct_sample - a sample as read from a queue
+ * @phys:   its physical address, 0 for none.
+ * @order:  log2 of the base pages of its mapping.
+ * @kind:   its event's kind.
+ * @period: the events it stands for: the last period mark of its kind;
+ *	    0 before the first.
+ * @user:   taken in user mode.
+ * @pid:    its task's thread-group id, in the initial pid namespace.
+ * @tid:    its task's id, likewise.
+ */
+struct embm_direct_sample {
+	u64 phys;
+	unsigned int order;
+	int kind;
+	u64 period;
+	bool user;
+	u32 pid, tid;
+};
+
+/* Called with each sample read from a queue, and the reader's argument. */
+typedef void (*embm_direct_fn)(const struct embm_direct_sample *ds, void *arg);
 
 struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu);
 size_t embm_direct_bytes(const struct embm_direct *dq);

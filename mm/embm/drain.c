@@ -153,32 +153,31 @@ struct embm_drain_direct {
 	int cpu;
 };
 
-/*
- * A direct sample: its page, the order of its mapping's size, its kind,
- * the period perf took it with (0: none said; then the period in force),
- * its CPU.
- */
-static void embm_drain_direct(u64 phys, unsigned int order, int kind, u64 period, void *arg)
+/* A direct sample (struct embm_direct_sample), read by embm_direct_read(). */
+static void embm_drain_direct(const struct embm_direct_sample *ds, void *arg)
 {
 	struct embm_drain_direct *dd = arg;
 	struct embm_sampler *s = dd->s;
 	const struct embm_event_desc *d;
-	struct embm_sample sample = { .phys = phys, .cpu = dd->cpu };
+	struct embm_sample sample = {
+		.phys = ds->phys, .cpu = dd->cpu, .user = ds->user, .pid = ds->pid,
+		.tid = ds->tid,
+	};
 	enum embm_op op;
 
-	if (kind >= s->nr_descs || !s->descs[kind].direct) {
+	if (ds->kind >= s->nr_descs || !s->descs[ds->kind].direct) {
 		s->status.bad_records++;
 		return;
 	}
-	d = &s->descs[kind];
+	d = &s->descs[ds->kind];
 	s->status.direct_samples++;
-	sample.period = period ?: d->store ? s->status.store_period : s->status.period;
+	sample.period = ds->period ?: d->store ? s->status.store_period : s->status.period;
 	/* At most 4 GiB (order 20): period (< 2^40) x pages stays in a u64. */
-	sample.pages = d->maps_pages ? 1U << min(order, 20U) : 1;
+	sample.pages = d->maps_pages ? 1U << min(ds->order, 20U) : 1;
 	op = d->op;
 	if (op == EMBM_OP_ANY && s->src->op_of)
 		op = s->src->op_of(&sample);
-	embm_stats_add(s->st, &sample, kind, op, d->latency_only);
+	embm_stats_add(s->st, &sample, ds->kind, op, d->latency_only);
 }
 
 /*

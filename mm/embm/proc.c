@@ -263,7 +263,8 @@ static void embm_show_samples(struct seq_file *m, const struct embm_view *v)
 {
 	const struct embm_sampler_status *ss = &v->status;
 	const struct embm_stats *st = v->stats;
-	u64 ms = div_u64(v->elapsed_ns, NSEC_PER_MSEC);
+	u64 ms = div_u64(v->elapsed_ns, NSEC_PER_MSEC), lo, hi;
+	struct embm_report_basis b;
 
 	seq_printf(m, "table_bytes %zu\n", st->bytes);
 	seq_printf(m, "elapsed_ms %llu\n", ms);
@@ -287,7 +288,14 @@ static void embm_show_samples(struct seq_file *m, const struct embm_view *v)
 	seq_printf(m, "ksamplingd_cpu_permille %llu\n",
 		   ms ? div64_u64(ss->kthread_ns, ms * 1000) : 0);
 	seq_printf(m, "cache_served %llu\n", st->cache);
-	seq_printf(m, "share_basis %llu\n", embm_report_share_basis(v));
+	embm_report_basis(v, &b);
+	seq_printf(m, "share_basis %llu\n", b.share);
+	embm_stats_count_interval(b.accesses, b.accesses_var, b.accesses, b.accesses_var,
+				  &lo, &hi);
+	seq_printf(m, "accesses %llu\n", b.accesses);
+	seq_printf(m, "accesses_lo %llu\n", lo);
+	seq_printf(m, "accesses_hi %llu\n", hi);
+	seq_puts(m, "interval_pct 95\n");
 }
 
 static int embm_status_show(struct seq_file *m, void *p)
@@ -312,8 +320,8 @@ static int embm_nodes_show(struct seq_file *m, void *p)
 	struct embm_view *v;
 	char line[EMBM_REPORT_LINE];
 	int *order, n, i, err;
+	struct embm_report_basis b;
 	struct seq_buf sb;
-	u64 basis;
 
 	err = embm_proc_begin_nodes(m, &v, &order, &n);
 	if (err || !v)
@@ -321,10 +329,10 @@ static int embm_nodes_show(struct seq_file *m, void *p)
 	seq_buf_init(&sb, line, sizeof(line));
 	embm_report_nodes_header(&sb, embm_report_fields(v));
 	seq_printf(m, "%s\n", seq_buf_str(&sb));
-	basis = embm_report_share_basis(v);
+	embm_report_basis(v, &b);
 	for (i = 0; i < n; i++) {
 		seq_buf_clear(&sb);
-		embm_report_node(&sb, v, order[i], basis);
+		embm_report_node(&sb, v, order[i], &b);
 		seq_printf(m, "%s\n", seq_buf_str(&sb));
 	}
 	kvfree(order);

@@ -67,6 +67,7 @@ int embm_parse_sample(const struct perf_event_header *hdr, u64 sample_type,
 	    !(sample_type & PERF_SAMPLE_IDENTIFIER))
 		return -EINVAL;
 
+	s->user = (hdr->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
 	/* The order is perf_output_sample()'s. */
 	if (!rec_u64(&p, end, &s->id))
 		return -EBADMSG;

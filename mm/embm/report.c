@@ -73,16 +73,41 @@ static u64 embm_view_node_accesses(const struct embm_view *v, const struct embm_
 	return embm_stats_node_accesses(ns, v->status.kind, v->status.nr_kinds);
 }
 
-/**
- * embm_report_share_basis() - what the node shares of a view are of
- * @v: a view with results; caller holds v->stats->lock
- *
- * Return: embm_stats_share_basis() with the view's source and event kinds.
- */
-u64 embm_report_share_basis(const struct embm_view *v)
+/* The share part of node @nid and its variance, for the view's source and kinds. */
+static void embm_view_share(const struct embm_view *v, int nid, u64 *part, u64 *var)
 {
-	return embm_stats_share_basis(v->stats, embm_view_share_mem(v), v->status.kind,
+	const struct embm_node_stats *ns = &v->stats->node[nid];
+
+	*part = embm_stats_share_part(ns, embm_view_share_mem(v), v->status.kind,
 				      v->status.nr_kinds);
+	*var = embm_stats_share_var(ns, embm_view_share_mem(v), v->status.kind,
+				    v->status.nr_kinds);
+}
+
+/**
+ * embm_report_basis() - what the node shares and intervals of a view are of
+ * @v: a view with results; caller holds v->stats->lock
+ * @b: filled in: the sums over the nodes
+ *
+ * Context: process.
+ */
+void embm_report_basis(const struct embm_view *v, struct embm_report_basis *b)
+{
+	const struct embm_stats *st = v->stats;
+	u64 part, var;
+	int nid;
+
+	memset(b, 0, sizeof(*b));
+	for (nid = 0; nid < st->nr_nodes; nid++) {
+		const struct embm_node_stats *ns = &st->node[nid];
+
+		embm_view_share(v, nid, &part, &var);
+		b->share += part;
+		b->share_var = embm_add_sat(b->share_var, var);
+		b->accesses += embm_view_node_accesses(v, ns);
+		var = embm_stats_accesses_var(ns, v->status.kind, v->status.nr_kinds);
+		b->accesses_var = embm_add_sat(b->accesses_var, var);
+	}
 }
 
 /**
@@ -95,10 +120,11 @@ u64 embm_report_share_basis(const struct embm_view *v)
  */
 void embm_report_nodes_header(struct seq_buf *sb, unsigned int fields)
 {
-	seq_buf_puts(sb, "node tier samples share_pct");
+	seq_buf_puts(sb, "node tier samples share_pct share_lo_pct share_hi_pct");
 	if (fields & EMBM_FIELD_OP)
 		seq_buf_puts(sb, " loads stores");
-	seq_buf_puts(sb, " accesses");
+	seq_buf_puts(sb, " accesses accesses_lo accesses_hi");
+	seq_buf_puts(sb, " user_samples kernel_samples user_accesses kernel_accesses");
 	if (fields & EMBM_FIELD_LATENCY)
 		seq_buf_puts(sb, " lat_samples lat_mean_cycles");
 	seq_buf_puts(sb, " pages study");
@@ -126,33 +152,57 @@ static void embm_report_windows(struct seq_buf *sb, const struct embm_stats *st,
 		seq_buf_puts(sb, " -");
 }
 
+/* Hundredths of a percent of parts per 10^9, rounded down or up. */
+static u64 embm_ppb_bp(u64 ppb, bool up)
+{
+	return div64_u64(ppb + (up ? 99999 : 0), 100000);
+}
+
+/* A percentage in hundredths, as "12.34". */
+static void embm_report_pct(struct seq_buf *sb, u64 bp)
+{
+	seq_buf_printf(sb, " %llu.%02llu", bp / 100, bp % 100);
+}
+
 /**
  * embm_report_node() - one line of the per-node table
- * @sb:	   where it goes
- * @v:	   a view with results; caller holds v->stats->lock
- * @nid:   a node of the results
- * @basis: embm_report_share_basis() of the view, for the share column
+ * @sb:	 where it goes
+ * @v:	 a view with results; caller holds v->stats->lock
+ * @nid: a node of the results
+ * @b:	 embm_report_basis() of the view, for the shares and intervals
  *
  * Fields as embm_report_nodes_header() names them for the view's source;
  * the node under study is marked "*" in the study column.  The share and
  * accesses are estimates that weigh each sample by its period (struct
- * embm_node_stats).
+ * embm_node_stats), each with its 95% interval (embm_stats_share_interval()
+ * and embm_stats_count_interval()); then the samples and accesses taken
+ * in user mode and in the kernel.
  *
  * Context: process.
  */
-void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u64 basis)
+void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid,
+		      const struct embm_report_basis *b)
 {
 	const struct embm_stats *st = v->stats;
 	const struct embm_node_stats *ns = &st->node[nid];
 	unsigned int fields = embm_report_fields(v);
-	u64 share = embm_share(embm_stats_share_part(ns, embm_view_share_mem(v), v->status.kind,
-						     v->status.nr_kinds), basis);
+	u64 part, var, lo, hi, acc, user;
 
-	seq_buf_printf(sb, "%d %s %llu %llu.%02llu", nid, embm_tier_name(st->tier[nid]),
-		       ns->samples, share / 100, share % 100);
+	embm_view_share(v, nid, &part, &var);
+	seq_buf_printf(sb, "%d %s %llu", nid, embm_tier_name(st->tier[nid]), ns->samples);
+	embm_report_pct(sb, embm_share(part, b->share));
+	embm_stats_share_interval(part, var, b->share, b->share_var, &lo, &hi);
+	embm_report_pct(sb, embm_ppb_bp(lo, false));
+	embm_report_pct(sb, embm_ppb_bp(hi, true));
 	if (fields & EMBM_FIELD_OP)
 		seq_buf_printf(sb, " %llu %llu", ns->loads, ns->stores);
-	seq_buf_printf(sb, " %llu", embm_view_node_accesses(v, ns));
+	acc = embm_view_node_accesses(v, ns);
+	embm_stats_count_interval(acc, embm_stats_accesses_var(ns, v->status.kind,
+							       v->status.nr_kinds),
+				  b->accesses, b->accesses_var, &lo, &hi);
+	user = min(embm_stats_user_accesses(ns, v->status.kind, v->status.nr_kinds), acc);
+	seq_buf_printf(sb, " %llu %llu %llu %llu %llu %llu %llu", acc, lo, hi, ns->user_samples,
+		       ns->samples - ns->user_samples, user, acc - user);
 	if (fields & EMBM_FIELD_LATENCY)
 		seq_buf_printf(sb, " %llu %llu", ns->lat_samples, embm_stats_lat_mean(ns));
 	seq_buf_printf(sb, " %llu %s", embm_stats_distinct_pages(ns), nid == v->node ? "*" : "-");
@@ -250,15 +300,15 @@ static void embm_report_kinds(const struct embm_sampler_status *ss)
 static void embm_report_table(struct seq_buf *sb, const struct embm_view *v, int *order)
 {
 	const struct embm_stats *st = v->stats;
+	struct embm_report_basis b;
 	int n, i;
-	u64 basis;
 
 	embm_report_nodes_header(sb, embm_report_fields(v));
 	embm_report_line(sb);
 	n = embm_stats_node_order(st, v->node, order);
-	basis = embm_report_share_basis(v);
+	embm_report_basis(v, &b);
 	for (i = 0; i < n; i++) {
-		embm_report_node(sb, v, order[i], basis);
+		embm_report_node(sb, v, order[i], &b);
 		embm_report_line(sb);
 	}
 	for (i = 0; i < st->nr_win; i++) {

@@ -58,15 +58,30 @@ void embm_view_free(struct embm_view *v);
 const char *embm_state_name(enum embm_state state);
 
 /*
- * Room for a line of the per-node table: 14 numbers of up to 20 digits
+ * Room for a line of the per-node table: 22 numbers of up to 20 digits
  * and up to EMBM_MAX_WINDOWS window names.
  */
-#define EMBM_REPORT_LINE	400
+#define EMBM_REPORT_LINE	640
+
+/**
+ * struct embm_report_basis - what a view's shares and intervals are of
+ * @share:	  the sum of the nodes' share parts (embm_stats_share_basis()).
+ * @share_var:	  the sum of their variances (embm_stats_share_var()).
+ * @accesses:	  the sum of the nodes' estimated accesses.
+ * @accesses_var: the sum of their variances (embm_stats_accesses_var()).
+ */
+struct embm_report_basis {
+	u64 share;
+	u64 share_var;
+	u64 accesses;
+	u64 accesses_var;
+};
 
 unsigned int embm_report_fields(const struct embm_view *v);
-u64 embm_report_share_basis(const struct embm_view *v);
+void embm_report_basis(const struct embm_view *v, struct embm_report_basis *b);
 void embm_report_nodes_header(struct seq_buf *sb, unsigned int fields);
-void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid, u64 basis);
+void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid,
+		      const struct embm_report_basis *b);
 u64 embm_report_lost_weight(const struct embm_sampler_status *ss);
 void embm_report_summary(const struct embm_view *v);
 

@@ -14,6 +14,7 @@
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
 #include <linux/lockdep.h>
+#include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
@@ -329,6 +330,178 @@ u64 embm_stats_node_accesses(const struct embm_node_stats *ns,
 }
 
 /**
+ * embm_stats_user_accesses() - a node's estimated accesses in user mode
+ * @ns:	      a node of the statistics; caller holds their lock
+ * @kinds:    what perf says of each kind of event (the sampler's status)
+ * @nr_kinds: how many
+ *
+ * The part of embm_stats_node_accesses() that samples taken in user mode
+ * stand for, scaled alike; the rest is the kernel's.
+ *
+ * Return: the estimate.
+ */
+u64 embm_stats_user_accesses(const struct embm_node_stats *ns,
+			     const struct embm_kind_stats *kinds, int nr_kinds)
+{
+	return embm_stats_scaled_sum(ns->kind_user, kinds, nr_kinds);
+}
+
+/* Sum of @sq scaled kind by kind twice: variances scale with the square. */
+static u64 embm_stats_scaled_var(const u64 *sq, const struct embm_kind_stats *kinds,
+				 int nr_kinds)
+{
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < min(nr_kinds, EMBM_MAX_EVENTS); k++)
+		sum = embm_add_sat(sum, embm_stats_scale(embm_stats_scale(sq[k], &kinds[k]),
+							 &kinds[k]));
+	return sum;
+}
+
+/**
+ * embm_stats_share_var() - the variance of embm_stats_share_part()
+ * @ns:	       a node of the statistics; caller holds their lock
+ * @share_mem: the source's share_mem
+ * @kinds:     what perf says of each kind of event (the sampler's status)
+ * @nr_kinds:  how many
+ *
+ * Each sample is taken as a draw that stands for its weight w (period
+ * times pages) with probability 1/w per access, independently: the
+ * estimate's variance is then about the sum of w squared (Horvitz and
+ * Thompson's estimator under Poisson sampling), each kind's scaled by the
+ * square of its multiplexing factor.  The draws of sources that randomise
+ * the period are close to this; a fixed period on a loop that strides
+ * with it is not (see Documentation/admin-guide/mm/embm.rst).
+ *
+ * Return: the variance, in accesses squared; U64_MAX when it overflows.
+ */
+u64 embm_stats_share_var(const struct embm_node_stats *ns, bool share_mem,
+			 const struct embm_kind_stats *kinds, int nr_kinds)
+{
+	return embm_stats_scaled_var(share_mem ? ns->kind_mem_sq : ns->kind_sq, kinds,
+				     nr_kinds);
+}
+
+/**
+ * embm_stats_accesses_var() - the variance of embm_stats_node_accesses()
+ * @ns:	      a node of the statistics; caller holds their lock
+ * @kinds:    what perf says of each kind of event (the sampler's status)
+ * @nr_kinds: how many
+ *
+ * As embm_stats_share_var(), of every access not served by a cache.
+ *
+ * Return: the variance; U64_MAX when it overflows.
+ */
+u64 embm_stats_accesses_var(const struct embm_node_stats *ns,
+			    const struct embm_kind_stats *kinds, int nr_kinds)
+{
+	return embm_stats_scaled_var(ns->kind_sq, kinds, nr_kinds);
+}
+
+/*
+ * z of a two-sided 95% normal interval (1.96), its half and its square,
+ * scaled by 10^4.
+ */
+#define EMBM_Z_E4	19600ULL
+#define EMBM_Z_HALF_E4	9800ULL
+#define EMBM_Z2_E4	38416ULL
+#define EMBM_E4		10000ULL
+
+/**
+ * embm_stats_share_interval() - a 95% interval of a share
+ * @x:	the part's estimate (embm_stats_share_part())
+ * @vx:	its variance (embm_stats_share_var())
+ * @t:	the whole's estimate, at least @x (embm_stats_share_basis())
+ * @vt:	its variance, at least @vx: the sum of the nodes'
+ * @lo:	the lower bound, in parts per 10^9 (EMBM_PPB)
+ * @hi:	the upper bound, likewise
+ *
+ * The Wilson score interval, with the binomial variance p(1-p)/n replaced
+ * by the delta method's of the ratio x/t, which weighs each draw by its
+ * weight: (vx (1-p)^2 + (vt-vx) p^2) / t^2, the part and the rest taken
+ * as independent; and n by the effective number of draws, t^2/vt.  With
+ * every weight the same, this is Wilson's interval exactly.  Unlike the
+ * normal one it is not empty at a share of 0: a node without samples
+ * still gets an upper bound, about 3.84/n.  Without any estimate, 0 to 1.
+ *
+ * Context: any.
+ */
+void embm_stats_share_interval(u64 x, u64 vx, u64 t, u64 vt, u64 *lo, u64 *hi)
+{
+	u64 rest, var, sd2, e, p, z2e, d, c, h;
+
+	*lo = 0;
+	*hi = EMBM_PPB;
+	if (!t || !vt || x > t)
+		return;
+	vx = min(vx, vt);
+	rest = t - x;
+	/* The delta method's variance of x/t, times t^2; then in ppb squared. */
+	var = embm_add_sat(embm_mul_div_sat(embm_mul_div_sat(vx, rest, t), rest, t),
+			   embm_mul_div_sat(embm_mul_div_sat(vt - vx, x, t), x, t));
+	sd2 = embm_mul_div_sat(embm_mul_div_sat(var, EMBM_PPB, t), EMBM_PPB, t);
+	/* 1/n in ppb: vt/t^2, without t^2 (which may not fit). */
+	e = embm_mul_div_sat(vt, EMBM_PPB, t);
+	e = e == U64_MAX ? embm_mul_div_sat(div64_u64(vt, t), EMBM_PPB, t) : div64_u64(e, t);
+	if (e >= EMBM_PPB || sd2 > EMBM_PPB * EMBM_PPB)
+		return;	/* fewer than one draw's worth: nothing is known */
+	p = embm_mul_div_sat(x, EMBM_PPB, t);
+	z2e = div64_u64(e * EMBM_Z2_E4, EMBM_E4);
+	d = EMBM_PPB + z2e;
+	c = div64_u64((p + z2e / 2) * EMBM_PPB, d);
+	e = div64_u64(e * EMBM_Z_HALF_E4, EMBM_E4);
+	h = int_sqrt64(sd2 + e * e);
+	h = div64_u64(div64_u64(h * EMBM_Z_E4, EMBM_E4) * EMBM_PPB, d);
+	*lo = c > h ? c - h : 0;
+	*hi = min(c + h, EMBM_PPB);
+}
+
+/**
+ * embm_stats_count_interval() - a 95% interval of an estimated count
+ * @x:	the estimate (embm_stats_node_accesses())
+ * @vx:	its variance (embm_stats_accesses_var())
+ * @t:	every node's estimate, for the weight of a draw where @x has none
+ * @vt:	its variance
+ * @lo:	the lower bound
+ * @hi:	the upper bound
+ *
+ * The score interval of a Poisson count, c + z^2/2 +- z sqrt(c + z^2/4),
+ * in effective draws c = x^2/vx of weight w = vx/x: x + w z^2/2 +-
+ * z sqrt(vx + w^2 z^2/4).  Where @x has no draw, w is the mean weight of
+ * all of them: the upper bound is then about 3.84 draws' worth.
+ *
+ * Context: any.
+ */
+void embm_stats_count_interval(u64 x, u64 vx, u64 t, u64 vt, u64 *lo, u64 *hi)
+{
+	unsigned int sh = 8;	/* in 1/256ths of an access where they fit */
+	u64 w, c, h, wz;
+
+	*lo = 0;
+	*hi = 0;
+	if (!t)
+		return;
+	if (x > U64_MAX >> 10 || vx > U64_MAX >> 18 || vt > U64_MAX >> 18)
+		sh = 0;
+again:
+	/* The mean weight of the draws behind @x, or without any, of all. */
+	w = x && vx ? embm_mul_div_sat(vx, 1ULL << sh, x) : embm_mul_div_sat(vt, 1ULL << sh, t);
+	w = max(w, 1ULL << sh);
+	if (sh && w > U32_MAX >> 1) {
+		sh = 0;
+		goto again;
+	}
+	wz = embm_mul_div_sat(w, EMBM_Z_HALF_E4, EMBM_E4);
+	c = embm_add_sat(x << sh, embm_mul_div_sat(w, EMBM_Z2_E4 / 2, EMBM_E4));
+	h = embm_mul_div_sat(int_sqrt64(embm_add_sat(vx << (2 * sh), embm_sq_sat(wz))),
+			     EMBM_Z_E4, EMBM_E4);
+	*lo = c > h ? (c - h) >> sh : 0;
+	*hi = embm_add_sat(c, h);
+	*hi = *hi == U64_MAX ? U64_MAX : (*hi + (1ULL << sh) - 1) >> sh;
+}
+
+/**
  * embm_stats_lat_mean() - a node's mean latency, weighted by the periods
  * @ns: a node of the statistics; caller holds their lock
  *
@@ -535,9 +708,16 @@ static void __embm_stats_add_accesses(struct embm_stats *st, int nid,
 		ns->mem++;
 	ns->accesses += weight;
 	if (kind >= 0 && kind < EMBM_MAX_EVENTS) {
+		u64 sq = embm_sq_sat(weight);
+
 		ns->kind_accesses[kind] += weight;
-		if (mem)
+		ns->kind_sq[kind] = embm_add_sat(ns->kind_sq[kind], sq);
+		if (s->user)
+			ns->kind_user[kind] += weight;
+		if (mem) {
 			ns->kind_mem[kind] += weight;
+			ns->kind_mem_sq[kind] = embm_add_sat(ns->kind_mem_sq[kind], sq);
+		}
 	}
 	if (op & EMBM_OP_LOAD)
 		ns->loads++;
@@ -614,6 +794,8 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	win = embm_window_find(st, s->phys);
 	embm_node_add_latency(ns, s, period);
 	ns->samples++;
+	if (s->user)
+		ns->user_samples++;
 	ns->page_samples += nr;
 	if (win) {
 		win->samples++;

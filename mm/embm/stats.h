@@ -18,6 +18,7 @@
 struct embm_hot;
 
 #define EMBM_LAT_BUCKETS	32	/* log2 buckets of latency in cycles */
+#define EMBM_PPB		1000000000ULL	/* shares of the intervals: parts per 10^9 */
 
 /**
  * struct embm_node_stats - what landed on one memory node
@@ -57,6 +58,13 @@ struct embm_hot;
  * @cxl:	of @samples, those whose physical address lies in a CXL
  *		window: each sample classified by its own address, so that
  *		a node holding DRAM and CXL memory shows how much is which.
+ * @user_samples: of @samples, those taken in user mode; the others were
+ *		taken in the kernel (or in a mode not known).
+ * @kind_user:	of @kind_accesses, those of samples taken in user mode.
+ * @kind_sq:	the sums of the squares of @kind_accesses' weights, by
+ *		kind: what the variance of the estimates is made of
+ *		(embm_stats_share_interval()); U64_MAX when they overflow.
+ * @kind_mem_sq: likewise of @kind_mem.
  * @present:	the node had memory at start, or got a sample since: it is
  *		in the reports.
  */
@@ -77,6 +85,10 @@ struct embm_node_stats {
 	unsigned long *pages;
 	u64 page_samples;
 	u64 cxl;
+	u64 user_samples;
+	u64 kind_user[EMBM_MAX_EVENTS];
+	u64 kind_sq[EMBM_MAX_EVENTS];
+	u64 kind_mem_sq[EMBM_MAX_EVENTS];
 	bool present;
 };
 
@@ -186,6 +198,18 @@ struct embm_stats {
 	size_t bytes;
 };
 
+/* @a + @b, U64_MAX where it does not fit: for sums of squares. */
+static inline u64 embm_add_sat(u64 a, u64 b)
+{
+	return a + b < a ? U64_MAX : a + b;
+}
+
+/* @w squared, U64_MAX where it does not fit. */
+static inline u64 embm_sq_sat(u64 w)
+{
+	return w > U32_MAX ? U64_MAX : w * w;
+}
+
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
 void embm_stats_get(struct embm_stats *st);
 void embm_stats_put(struct embm_stats *st);
@@ -199,6 +223,14 @@ u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem,
 			  const struct embm_kind_stats *kinds, int nr_kinds);
 u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem,
 			   const struct embm_kind_stats *kinds, int nr_kinds);
+u64 embm_stats_user_accesses(const struct embm_node_stats *ns,
+			      const struct embm_kind_stats *kinds, int nr_kinds);
+u64 embm_stats_share_var(const struct embm_node_stats *ns, bool share_mem,
+			 const struct embm_kind_stats *kinds, int nr_kinds);
+u64 embm_stats_accesses_var(const struct embm_node_stats *ns,
+			    const struct embm_kind_stats *kinds, int nr_kinds);
+void embm_stats_share_interval(u64 x, u64 vx, u64 t, u64 vt, u64 *lo, u64 *hi);
+void embm_stats_count_interval(u64 x, u64 vx, u64 t, u64 vt, u64 *lo, u64 *hi);
 u64 embm_stats_lat_mean(const struct embm_node_stats *ns);
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns);
 u64 embm_stats_attributed(const struct embm_stats *st);

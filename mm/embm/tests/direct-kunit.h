@@ -16,18 +16,23 @@ struct embm_direct_seen {
 	unsigned int order[8];
 	int kind[8];
 	u64 period[8];
+	bool user[8];
+	u32 pid[8], tid[8];
 	unsigned int n;
 };
 
-static void embm_direct_seen_fn(u64 phys, unsigned int order, int kind, u64 period, void *arg)
+static void embm_direct_seen_fn(const struct embm_direct_sample *ds, void *arg)
 {
 	struct embm_direct_seen *seen = arg;
 
 	if (seen->n < ARRAY_SIZE(seen->phys)) {
-		seen->phys[seen->n] = phys;
-		seen->order[seen->n] = order;
-		seen->kind[seen->n] = kind;
-		seen->period[seen->n] = period;
+		seen->phys[seen->n] = ds->phys;
+		seen->order[seen->n] = ds->order;
+		seen->kind[seen->n] = ds->kind;
+		seen->period[seen->n] = ds->period;
+		seen->user[seen->n] = ds->user;
+		seen->pid[seen->n] = ds->pid;
+		seen->tid[seen->n] = ds->tid;
 	}
 	seen->n++;
 }
@@ -60,8 +65,8 @@ static void embm_direct_queue_test(struct kunit *test)
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < 4; i++)
 			KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(10 + i) + 123,
-								 i * 6, i));
-		KUNIT_EXPECT_FALSE(test, embm_direct_push(dq, PFN_PHYS(99), 0, 7));
+								 i * 6, i, i & 1));
+		KUNIT_EXPECT_FALSE(test, embm_direct_push(dq, PFN_PHYS(99), 0, 7, false));
 		KUNIT_EXPECT_EQ(test, 1ULL, embm_direct_kunit_lost(dq, 7, &of_kind));
 		KUNIT_EXPECT_EQ(test, 1ULL, of_kind);
 		KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_kunit_lost(dq, 7, &of_kind));
@@ -72,10 +77,12 @@ static void embm_direct_queue_test(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, PFN_PHYS(10 + i), seen.phys[i]);
 			KUNIT_EXPECT_EQ(test, i * 6U, seen.order[i]);
 			KUNIT_EXPECT_EQ(test, i, seen.kind[i]);
+			KUNIT_EXPECT_EQ(test, (bool)(i & 1), seen.user[i]);
 		}
 		/* Half a queue, so that the next round wraps around its end. */
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, 0, 31, EMBM_MAX_EVENTS - 1));
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(5), 0, 2));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, 0, 31, EMBM_MAX_EVENTS - 1,
+								 true));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(5), 0, 2, false));
 		seen.n = 0;
 		KUNIT_EXPECT_EQ(test, 2U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 		KUNIT_EXPECT_EQ(test, 0ULL, seen.phys[0]);
@@ -121,9 +128,15 @@ static void embm_direct_overflow_test(struct kunit *test)
 	embm_direct_overflow(event, &data, NULL);
 	embm_direct_overflow(event, &data, NULL);
 	local_irq_enable();
-	/* Three marks (1, 1, 16) and four samples in the queue; samples read. */
-	KUNIT_EXPECT_EQ(test, 7ULL, dq->head);
+	/*
+	 * A task mark (this thread's, once), period marks (1, 1, 16) and four
+	 * samples in the queue; samples read, none in user mode.
+	 */
+	KUNIT_EXPECT_EQ(test, 8ULL, dq->head);
 	KUNIT_EXPECT_EQ(test, 4U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+	KUNIT_EXPECT_EQ(test, (u32)task_tgid_nr(current), seen.pid[3]);
+	KUNIT_EXPECT_EQ(test, (u32)task_pid_nr(current), seen.tid[3]);
+	KUNIT_EXPECT_FALSE(test, seen.user[0]);
 	KUNIT_EXPECT_EQ(test, 1ULL, seen.period[0]);
 	KUNIT_EXPECT_EQ(test, 1ULL, seen.period[1]);
 	KUNIT_EXPECT_EQ(test, 16ULL, seen.period[2]);
@@ -225,7 +238,8 @@ static int embm_direct_writer_fn(void *arg)
 	for (i = 0; i < EMBM_DIRECT_STRESS; i++) {
 		for (;;) {
 			local_irq_save(flags);	/* as perf_swevent_event() calls it */
-			ok = embm_direct_push(w->dq, PFN_PHYS(i + 1), 0, i % EMBM_MAX_EVENTS);
+			ok = embm_direct_push(w->dq, PFN_PHYS(i + 1), 0, i % EMBM_MAX_EVENTS,
+					      false);
 			local_irq_restore(flags);
 			if (ok)
 				break;
@@ -241,12 +255,11 @@ struct embm_direct_check {
 	u64 next, bad;
 };
 
-static void embm_direct_check_fn(u64 phys, unsigned int order, int kind, u64 period,
-				 void *arg)
+static void embm_direct_check_fn(const struct embm_direct_sample *ds, void *arg)
 {
 	struct embm_direct_check *c = arg;
 
-	if (phys != PFN_PHYS(c->next + 1) || (u64)kind != c->next % EMBM_MAX_EVENTS)
+	if (ds->phys != PFN_PHYS(c->next + 1) || (u64)ds->kind != c->next % EMBM_MAX_EVENTS)
 		c->bad++;
 	c->next++;
 }
@@ -343,17 +356,17 @@ static void embm_direct_watermark_test(struct kunit *test)
 	wait_for_completion(&sl.asleep);
 	for (i = 0; i < 8; i++) {
 		/* Half full with no reader set: no wake. */
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0, false));
 	}
 	irq_work_sync(&dq->wake);
 	KUNIT_EXPECT_EQ(test, 8U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 	embm_direct_set_reader(dq, t);
 	for (i = 0; i < 7; i++)
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0, false));
 	irq_work_sync(&dq->wake);
 	msleep(20);
 	KUNIT_EXPECT_FALSE(test, completion_done(&sl.woken));
-	KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(8), 0, 0));
+	KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(8), 0, 0, false));
 	KUNIT_EXPECT_NE(test, 0UL, wait_for_completion_timeout(&sl.woken, 10 * HZ));
 	irq_work_sync(&dq->wake);
 	embm_direct_set_reader(dq, NULL);

@@ -27,6 +27,7 @@ static void embm_report_test(struct kunit *test)
 	struct embm_view *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
 	struct embm_sample s = { .cpu = 0, .period = 10, .weight = 300 };
 	char line[EMBM_REPORT_LINE], want[EMBM_REPORT_LINE];
+	struct embm_report_basis b;
 	struct page *page = alloc_page(GFP_KERNEL);
 	struct seq_buf sb;
 	int nid;
@@ -51,11 +52,17 @@ static void embm_report_test(struct kunit *test)
 	seq_buf_init(&sb, line, sizeof(line));
 	embm_report_nodes_header(&sb, embm_report_fields(v));
 	KUNIT_EXPECT_STREQ(test,
-			   "node tier samples share_pct loads stores accesses lat_samples lat_mean_cycles pages study cache memory cxl_samples windows",
+			   "node tier samples share_pct share_lo_pct share_hi_pct loads stores accesses accesses_lo accesses_hi user_samples kernel_samples user_accesses kernel_accesses lat_samples lat_mean_cycles pages study cache memory cxl_samples windows",
 			   seq_buf_str(&sb));
 	seq_buf_clear(&sb);
-	embm_report_node(&sb, v, nid, embm_report_share_basis(v));
-	snprintf(want, sizeof(want), "%d %s 3 100.00 2 0 20 2 300 1 * 1 2 0 -", nid,
+	embm_report_basis(v, &b);
+	embm_report_node(&sb, v, nid, &b);
+	/*
+	 * Two draws of weight 10: Wilson's interval at p = 1, n = 2 is
+	 * [2 / (2 + 1.96^2), 1]; the count's, 20 + 19.2 -+ 1.96 sqrt(200 + 96).
+	 */
+	snprintf(want, sizeof(want),
+		 "%d %s 3 100.00 34.23 100.00 2 0 20 5 73 0 3 0 20 2 300 1 * 1 2 0 -", nid,
 		 embm_tier_name(v->stats->tier[nid]));
 	KUNIT_EXPECT_STREQ(test, want, seq_buf_str(&sb));
 
@@ -63,11 +70,12 @@ static void embm_report_test(struct kunit *test)
 	seq_buf_clear(&sb);
 	embm_report_nodes_header(&sb, embm_report_fields(v));
 	KUNIT_EXPECT_STREQ(test,
-			   "node tier samples share_pct accesses pages study cxl_samples windows",
+			   "node tier samples share_pct share_lo_pct share_hi_pct accesses accesses_lo accesses_hi user_samples kernel_samples user_accesses kernel_accesses pages study cxl_samples windows",
 			   seq_buf_str(&sb));
 	seq_buf_clear(&sb);
-	embm_report_node(&sb, v, nid, embm_report_share_basis(v));
-	snprintf(want, sizeof(want), "%d %s 3 100.00 20 1 * 0 -", nid,
+	embm_report_basis(v, &b);
+	embm_report_node(&sb, v, nid, &b);
+	snprintf(want, sizeof(want), "%d %s 3 100.00 34.23 100.00 20 5 73 0 3 0 20 1 * 0 -", nid,
 		 embm_tier_name(v->stats->tier[nid]));
 	KUNIT_EXPECT_STREQ(test, want, seq_buf_str(&sb));
 	mutex_unlock(&v->stats->lock);

@@ -564,7 +564,48 @@ static void embm_weighted_test(struct kunit *test)
 	embm_stats_put(st);
 }
 
+/*
+ * The 95% intervals: Wilson's at equal weights (p = 0.4 of n = 1000 is
+ * [0.37007, 0.43069]), the same with every weight 10, an upper bound of
+ * about 3.84/n at a share of 0, nothing known without an estimate; the
+ * count's Poisson score interval, also with no draw on the node.
+ */
+static void embm_interval_test(struct kunit *test)
+{
+	u64 lo, hi;
+
+	embm_stats_share_interval(400, 400, 1000, 1000, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, 370074240ULL, lo);
+	KUNIT_EXPECT_EQ(test, 430691138ULL, hi);
+	embm_stats_share_interval(4000, 40000, 10000, 100000, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, 370074240ULL, lo);
+	KUNIT_EXPECT_EQ(test, 430691138ULL, hi);
+	embm_stats_share_interval(0, 0, 1000, 1000, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, 0ULL, lo);
+	KUNIT_EXPECT_EQ(test, 3826898ULL, hi);
+	embm_stats_share_interval(0, 0, 0, 0, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, 0ULL, lo);
+	KUNIT_EXPECT_EQ(test, EMBM_PPB, hi);
+	/* Sums of squares that saturated: no bound past the whole. */
+	embm_stats_share_interval(1ULL << 40, U64_MAX, 1ULL << 41, U64_MAX, &lo, &hi);
+	KUNIT_EXPECT_LE(test, lo, EMBM_PPB / 2);
+	KUNIT_EXPECT_LE(test, hi, EMBM_PPB);
+
+	/* 20 + 19.208 -+ 1.96 sqrt(200 + 96.04): [5.49, 72.93]. */
+	embm_stats_count_interval(20, 200, 20, 200, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, 5ULL, lo);
+	KUNIT_EXPECT_EQ(test, 73ULL, hi);
+	/* No draw on the node, draws of weight 1 elsewhere: up to 3.84. */
+	embm_stats_count_interval(0, 0, 1000, 1000, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, 0ULL, lo);
+	KUNIT_EXPECT_EQ(test, 4ULL, hi);
+	embm_stats_count_interval(U64_MAX / 2, U64_MAX, U64_MAX, U64_MAX, &lo, &hi);
+	KUNIT_EXPECT_LE(test, lo, U64_MAX / 2);
+	KUNIT_EXPECT_GE(test, hi, U64_MAX / 2);
+}
+
 static struct kunit_case embm_stats_test_cases[] = {
+	KUNIT_CASE(embm_interval_test),
 	KUNIT_CASE(embm_lat_bucket_test),
 	KUNIT_CASE(embm_stats_add_test),
 	KUNIT_CASE(embm_lat_cxl_test),
