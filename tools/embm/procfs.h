@@ -48,10 +48,13 @@ struct embm_node {
 	char tier[EMBM_PROC_WORD];
 	unsigned long long samples, loads, stores, accesses, lat_samples,
 			   lat_mean, pages, cache, mem, cxl;
+	/* 95% interval of accesses; samples and accesses by privilege level. */
+	unsigned long long accesses_lo, accesses_hi, user_samples, kernel_samples,
+			   user_accesses, kernel_accesses;
 	/* From /proc/embm/latency: samples whose latency was left out, by why. */
 	unsigned long long lat_dropped_cache, lat_dropped_uncached, lat_dropped_io,
 			   lat_dropped_unknown;
-	double share;
+	double share, share_lo, share_hi;	/* percent; share's 95% interval */
 	bool study;
 	char windows[EMBM_PROC_LIST];
 };

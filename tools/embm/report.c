@@ -47,6 +47,8 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		{ "kinds_multiplexed", &r->kinds_multiplexed },
 		{ "cxl_windows", &r->cxl_windows },
 		{ "cxl_device_samples", &r->cxl_device },
+		{ "accesses", &r->accesses }, { "accesses_lo", &r->accesses_lo },
+		{ "accesses_hi", &r->accesses_hi },
 	};
 	const char *v;
 	unsigned int i;
@@ -175,11 +177,16 @@ const char embm_report_legend[] =
 	"  share      the node's part of the estimate: each sample weighs its period\n"
 	"             (and, for page faults, the 4 KiB pages it mapped), so the\n"
 	"             shares hold while the adaptive period moves\n"
+	"  95% interval    where the share is with 95% confidence, from the sampling\n"
+	"             alone (Wilson's, weighted by the periods; see embm.rst)\n"
 	"  loads, stores   samples of loads, of stores (pebs, ibs)\n"
 	"  accesses   estimated loads and stores (pebs, ibs): samples x period,\n"
 	"             scaled when perf multiplexed the event\n"
 	"  pages      estimated 4 KiB pages first touched (swfault): faults x period\n"
 	"             x pages each mapped (a 2 MiB huge page counts 512)\n"
+	"  +-95%      half the 95% interval of accesses (or pages), relative\n"
+	"  kernel     the part of accesses (or pages) sampled in kernel mode: page\n"
+	"             cache copies, slab, page tables; the rest is user mode\n"
 	"  lat(cyc)   mean load latency in core cycles of samples served by memory,\n"
 	"             each weighing its period (pebs, ibs)\n"
 	"  distinct   distinct 4 KiB pages among the samples (an estimate, at most\n"
@@ -273,6 +280,35 @@ static const char *unit(const struct embm_report *r)
 	return r->unit[0] ? r->unit : "accesses";
 }
 
+/* @frac as a percentage in @width columns, or "-" for none (< 0). */
+static void print_pct(FILE *f, double frac, int width)
+{
+	if (frac < 0)
+		fprintf(f, " %*s", width, "-");
+	else
+		fprintf(f, " %*.1f%%", width - 1, 100 * frac);
+}
+
+/* The whole estimate with its interval, and how much of it the kernel's. */
+static void print_totals(FILE *f, const struct embm_report *r)
+{
+	unsigned long long user = 0, kernel = 0, us = 0, ks = 0;
+	int i;
+
+	for (i = 0; i < r->nr_nodes; i++) {
+		user += r->nodes[i].user_accesses;
+		kernel += r->nodes[i].kernel_accesses;
+		us += r->nodes[i].user_samples;
+		ks += r->nodes[i].kernel_samples;
+	}
+	if (!r->accesses)
+		return;
+	fprintf(f, "%s %llu, 95%% interval %llu-%llu (sampling error only); ", unit(r),
+		r->accesses, r->accesses_lo, r->accesses_hi);
+	fprintf(f, "user %llu (%.1f%%, %llu samples), kernel %llu (%.1f%%, %llu samples)\n",
+		user, 100.0 * user / r->accesses, us, kernel, 100.0 * kernel / r->accesses, ks);
+}
+
 /**
  * embm_report_print() - the report as tables for a person
  * @f:    where to
@@ -331,10 +367,10 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	print_hints(f, r);
 	fprintf(f, "\n");
 
-	fprintf(f, "  node tier    samples   share");
+	fprintf(f, "  node tier    samples   share   95%% interval");
 	if (has(r, EMBM_HAS_OP))
 		fprintf(f, "    loads   stores");
-	fprintf(f, " %12s", unit(r));
+	fprintf(f, " %12s   +-95%% kernel", unit(r));
 	if (has(r, EMBM_HAS_LATENCY))
 		fprintf(f, "  lat(cyc)");
 	fprintf(f, "  distinct");
@@ -344,11 +380,14 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
-		fprintf(f, "%c %4d %-4s %10llu %6.2f%%", n->study ? '*' : ' ',
-			n->node, n->tier, n->samples, n->share);
+		fprintf(f, "%c %4d %-4s %10llu %6.2f%% [%5.2f-%6.2f]", n->study ? '*' : ' ',
+			n->node, n->tier, n->samples, n->share, n->share_lo, n->share_hi);
 		if (has(r, EMBM_HAS_OP))
 			fprintf(f, " %8llu %8llu", n->loads, n->stores);
-		fprintf(f, " %12llu", n->accesses);
+		fprintf(f, " %12llu ", n->accesses);
+		print_pct(f, n->accesses ? (n->accesses_hi - n->accesses_lo) / 2.0 / n->accesses :
+			  -1, 6);
+		print_pct(f, n->accesses ? (double)n->kernel_accesses / n->accesses : -1, 6);
 		if (has(r, EMBM_HAS_LATENCY))
 			print_lat(f, n);
 		fprintf(f, " %9llu", n->pages);
@@ -357,6 +396,7 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 		fprintf(f, " %10llu %s\n", n->cxl, n->windows[0] ? n->windows : "-");
 	}
 	print_windows(f, r);
+	print_totals(f, r);
 	if (m->nr_rows) {
 		fprintf(f, "\n%s (estimated) by CPU node (rows) and memory node (columns):\n%8s",
 			unit(r), "");
@@ -472,16 +512,26 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 	/* Time perf kept the events throttled: the estimates are scaled for it. */
 	fprintf(f, "\"throttled_ms\": %llu, ", r->throttled_ms);
 	fprintf(f, "\"lost_events\": %llu, ", r->lost_events);
-	fprintf(f, "\"throttled\": %llu, \"ksamplingd_cpu_ms\": %llu,\n \"nodes\": [\n",
+	fprintf(f, "\"throttled\": %llu, \"ksamplingd_cpu_ms\": %llu,\n ",
 		r->throttled, r->cpu_ms);
+	fprintf(f, "\"%s\": %llu, \"%s_lo\": %llu, \"%s_hi\": %llu, \"interval_pct\": 95,\n",
+		unit(r), r->accesses, unit(r), r->accesses_lo, unit(r), r->accesses_hi);
+	fprintf(f, " \"nodes\": [\n");
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct embm_node *n = &r->nodes[i];
 
 		/* The estimate is named as embm-bench names what it did. */
 		fprintf(f, "  {\"node\": %d, \"tier\": \"%s\", \"samples\": %llu, ",
 			n->node, n->tier, n->samples);
-		fprintf(f, "\"share_pct\": %.2f, \"%s\": %llu, \"distinct_pages\": %llu, ",
-			n->share, unit(r), n->accesses, n->pages);
+		fprintf(f, "\"share_pct\": %.2f, \"share_lo_pct\": %.2f, \"share_hi_pct\": %.2f, ",
+			n->share, n->share_lo, n->share_hi);
+		fprintf(f, "\"%s\": %llu, \"%s_lo\": %llu, \"%s_hi\": %llu, ", unit(r),
+			n->accesses, unit(r), n->accesses_lo, unit(r), n->accesses_hi);
+		fprintf(f, "\"user_samples\": %llu, \"kernel_samples\": %llu, ",
+			n->user_samples, n->kernel_samples);
+		fprintf(f, "\"user_%s\": %llu, \"kernel_%s\": %llu, ", unit(r),
+			n->user_accesses, unit(r), n->kernel_accesses);
+		fprintf(f, "\"distinct_pages\": %llu, ", n->pages);
 		if (has(r, EMBM_HAS_OP))
 			fprintf(f, "\"loads\": %llu, \"stores\": %llu, ", n->loads, n->stores);
 		if (has(r, EMBM_HAS_LATENCY)) {

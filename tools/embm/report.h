@@ -40,6 +40,8 @@ struct embm_report {
 			   cpu_budget, budget_used, sample_cost_ns, hotplug_busy, latency_only,
 			   lat_dropped_cache, lat_dropped_uncached, lat_dropped_io,
 			   lat_dropped_unknown, throttled_ms;
+	/* Every node's estimated accesses with its 95% interval. */
+	unsigned long long accesses, accesses_lo, accesses_hi;
 	char throttled_kinds[8 * 96];	/* "  NAME N ms of M ms running" lines */
 	char cpus[256];
 	int nr_nodes;
