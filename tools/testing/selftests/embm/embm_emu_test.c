@@ -37,13 +37,6 @@
 #define CG_ROOT		"/sys/fs/cgroup"
 #define CG_DIR		CG_ROOT "/embm-emu"
 
-/* The oracle's counts of some tasks, per node: [node][0 loads, 1 stores]. */
-struct truth {
-	unsigned long long acc[EMBM_MAX_NODES][2];
-	unsigned long long all[2];
-	int kind[EMBM_MAX_NODES];	/* EMBM_EMU_KIND_*, -1: no range */
-};
-
 /*
  * Run "sh -c CMD" in the background, in cgroup directory @cg (NULL: in
  * ours); CMD execs its program, whose pid this returns (or -1).
@@ -76,88 +69,6 @@ static pid_t spawn(const char *cg, const char *fmt, ...)
  * The oracle's counts of the tasks @pids (user and kernel mode), per node,
  * from @snap.  Return: the tasks found among the oracle's spaces.
  */
-static int truth_of(const struct emu_snapshot *snap, const pid_t *pids, int n,
-		    struct truth *t)
-{
-	int i, r, found = 0;
-
-	memset(t, 0, sizeof(*t));
-	for (i = 0; i < EMBM_MAX_NODES; i++)
-		t->kind[i] = -1;
-	for (r = 0; r < (int)snap->nr_ranges; r++)
-		if (snap->range[r].node < EMBM_MAX_NODES)
-			t->kind[snap->range[r].node] = snap->range[r].kind;
-	for (i = 0; i < n; i++) {
-		int s = emu_space_index(snap, EMBM_EMU_TASK(pids[i]));
-
-		if (s < 0)
-			continue;
-		found++;
-		for (r = 0; r < (int)snap->nr_ranges; r++) {
-			unsigned int node = snap->range[r].node;
-
-			for (int o = 0; o < 2; o++) {
-				unsigned long long a = snap->spaces[s][r][0][o] +
-						       snap->spaces[s][r][1][o];
-
-				if (node < EMBM_MAX_NODES)
-					t->acc[node][o] += a;
-				t->all[o] += a;
-			}
-		}
-	}
-	return found;
-}
-
-/*
- * The oracle's counts of every task the driver tagged (kernel threads and
- * the idle task included), per node, as truth_of(): not the accesses of
- * the driver's own drains, which it leaves untagged because its events
- * are frozen then, as a hardware PMU is in its interrupt handler.
- */
-static void truth_tagged(const struct emu_snapshot *snap, struct truth *t)
-{
-	int r, sp;
-
-	memset(t, 0, sizeof(*t));
-	for (r = 0; r < EMBM_MAX_NODES; r++)
-		t->kind[r] = -1;
-	for (r = 0; r < (int)snap->nr_ranges; r++)
-		if (snap->range[r].node < EMBM_MAX_NODES)
-			t->kind[snap->range[r].node] = snap->range[r].kind;
-	for (sp = 0; sp < EMBM_EMU_OTHER_SPACE; sp++) {
-		if (!(snap->space_key[sp] & EMBM_EMU_TASK_BIT))
-			continue;
-		for (r = 0; r < (int)snap->nr_ranges; r++) {
-			unsigned int node = snap->range[r].node;
-
-			for (int o = 0; o < 2; o++) {
-				unsigned long long a = snap->spaces[sp][r][0][o] +
-						       snap->spaces[sp][r][1][o];
-
-				if (node < EMBM_MAX_NODES)
-					t->acc[node][o] += a;
-				t->all[o] += a;
-			}
-		}
-	}
-}
-
-/* @b - @a, node by node (the counts of a window). */
-static void truth_sub(struct truth *b, const struct truth *a)
-{
-	for (int n = 0; n < EMBM_MAX_NODES; n++)
-		for (int o = 0; o < 2; o++)
-			b->acc[n][o] -= a->acc[n][o];
-	for (int o = 0; o < 2; o++)
-		b->all[o] -= a->all[o];
-}
-
-static const char *kind_tier(int kind)
-{
-	return kind == EMBM_EMU_KIND_CXL ? "cxl" : kind == EMBM_EMU_KIND_FAR ? "far" : "dram";
-}
-
 /*
  * The bound a share of @n samples is held to: SHARE_PP, the issue's one
  * percentage point, or four standard errors of a share @p (percent) of
@@ -251,20 +162,6 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 	/* No plugin corrupts here: the driver found no record bad. */
 	EXPECT_EQ(0, emu_driver_stat("bad"));
 	return worst;
-}
-
-/* Nodes with memory, in @nodes; how many. */
-static int memory_nodes(int *nodes)
-{
-	static bool set[EMBM_MAX_NODES];
-	int n, nr = 0;
-
-	if (embm_read_nodelist("/sys/devices/system/node/has_memory", set))
-		return 0;
-	for (n = 0; n < EMBM_MAX_NODES; n++)
-		if (set[n])
-			nodes[nr++] = n;
-	return nr;
 }
 
 FIXTURE(emu) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the tests on QEMU's embm-emu plugin share (embm_emu_util.h). */
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,4 +68,89 @@ long long emu_driver_stat(const char *name)
 		buf[0] = 0;
 	pclose(f);
 	return buf[0] ? atoll(buf) : -1;
+}
+
+/* Start @t: nothing counted, each node's kind from the oracle's ranges. */
+static void truth_init(const struct emu_snapshot *snap, struct truth *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int n = 0; n < EMBM_MAX_NODES; n++)
+		t->kind[n] = -1;
+	for (int r = 0; r < (int)snap->nr_ranges; r++)
+		if (snap->range[r].node < EMBM_MAX_NODES)
+			t->kind[snap->range[r].node] = snap->range[r].kind;
+}
+
+/* Add address space @sp's counts to @t. */
+static void truth_add_space(const struct emu_snapshot *snap, int sp, struct truth *t)
+{
+	for (int r = 0; r < (int)snap->nr_ranges; r++) {
+		unsigned int node = snap->range[r].node;
+
+		for (int m = 0; m < 2; m++) {
+			for (int o = 0; o < 2; o++) {
+				unsigned long long a = snap->spaces[sp][r][m][o];
+
+				if (node < EMBM_MAX_NODES) {
+					t->acc[node][o] += a;
+					t->cpl[node][m] += a;
+				}
+				t->all[o] += a;
+			}
+		}
+	}
+}
+
+int truth_of(const struct emu_snapshot *snap, const pid_t *pids, int n, struct truth *t)
+{
+	int found = 0;
+
+	truth_init(snap, t);
+	for (int i = 0; i < n; i++) {
+		int sp = emu_space_index(snap, EMBM_EMU_TASK(pids[i]));
+
+		if (sp < 0)
+			continue;
+		found++;
+		truth_add_space(snap, sp, t);
+	}
+	return found;
+}
+
+void truth_tagged(const struct emu_snapshot *snap, struct truth *t)
+{
+	truth_init(snap, t);
+	for (int sp = 0; sp < EMBM_EMU_OTHER_SPACE; sp++)
+		if (snap->space_key[sp] & EMBM_EMU_TASK_BIT)
+			truth_add_space(snap, sp, t);
+}
+
+void truth_sub(struct truth *b, const struct truth *a)
+{
+	for (int n = 0; n < EMBM_MAX_NODES; n++) {
+		for (int o = 0; o < 2; o++) {
+			b->acc[n][o] -= a->acc[n][o];
+			b->cpl[n][o] -= a->cpl[n][o];
+		}
+	}
+	for (int o = 0; o < 2; o++)
+		b->all[o] -= a->all[o];
+}
+
+const char *kind_tier(int kind)
+{
+	return kind == EMBM_EMU_KIND_CXL ? "cxl" : kind == EMBM_EMU_KIND_FAR ? "far" : "dram";
+}
+
+int memory_nodes(int *nodes)
+{
+	static bool set[EMBM_MAX_NODES];
+	int n, nr = 0;
+
+	if (embm_read_nodelist("/sys/devices/system/node/has_memory", set))
+		return 0;
+	for (n = 0; n < EMBM_MAX_NODES; n++)
+		if (set[n])
+			nodes[nr++] = n;
+	return nr;
 }
