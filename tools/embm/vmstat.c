@@ -23,12 +23,21 @@
  * per-node counter of its own (pgmigrate_* are global).  The other node
  * fields (about 50: LRU sizes, dirty and writeback pages, slab, kernel
  * stacks, page tables) say nothing about tiering and are left out.
+ *
+ * The node counters (pgpromote_*, pgdemote_*, nr_*) are kept per CPU and
+ * folded into what the files show only past a threshold or once a second
+ * (vm.stat_interval): up to about 125 pages a CPU behind.  Root can fold
+ * them at once by writing /proc/sys/vm/stat_refresh, which each snapshot
+ * does first; the events (pgmigrate_*, numa_hint_faults, ...) are summed
+ * over the CPUs at each read and need no folding.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "vmstat.h"
@@ -154,6 +163,19 @@ static void read_nodes(struct embm_vmstat *s, const char *root)
 		snprintf(s->nodes_why, sizeof(s->nodes_why), "%s: no node", dir);
 }
 
+/* Write "1" to @path, which must exist; 0 or -1. */
+static int write_one(const char *path)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, "1", 1) != 1)
+		err = -1;
+	close(fd);
+	return err;
+}
+
 /**
  * embm_vmstat_read() - snapshot the tiering counters
  * @s:    filled in; free with embm_vmstat_free()
@@ -168,6 +190,8 @@ void embm_vmstat_read(struct embm_vmstat *s, const char *root)
 	char path[256];
 
 	memset(s, 0, sizeof(*s));
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/stat_refresh", root);
+	s->folded = !write_one(path);
 	snprintf(path, sizeof(path), "%s/proc/vmstat", root);
 	if (read_file(s, path, -1)) {
 		snprintf(s->why, sizeof(s->why), "%s: %s", path, strerror(errno));
@@ -296,6 +320,9 @@ void embm_vmstat_print(FILE *f, const struct embm_vmstat *a, const struct embm_v
 	if (a->nodes_why[0] || b->nodes_why[0])
 		fprintf(f, "  per node: unavailable: %s\n",
 			a->nodes_why[0] ? a->nodes_why : b->nodes_why);
+	else if (!a->folded || !b->folded)
+		fprintf(f, "  (node counts may lag by the CPUs' unfolded counts: %s)\n",
+			"/proc/sys/vm/stat_refresh is root's");
 }
 
 /* The "NAME": DELTA members of @node, every counter both snapshots have. */
@@ -321,7 +348,8 @@ static void json_members(FILE *f, const struct embm_vmstat *a, const struct embm
  * Writes ``, "vmstat": {...}``: every counter both snapshots have, zero or
  * not, so that a reader finds the same keys in every report of a kernel;
  * ``"counters"`` are /proc/vmstat's, ``"nodes"`` one object a node and a
- * line.  When they cannot be had, ``"vmstat": null`` and
+ * line; ``"folded"`` is false when the node counters may lag (not root).
+ * When they cannot be had, ``"vmstat": null`` and
  * ``"vmstat_unavailable"`` say why (``"nodes": null`` and
  * ``"nodes_unavailable"`` for the nodes alone).
  */
@@ -335,7 +363,8 @@ void embm_vmstat_json(FILE *f, const struct embm_vmstat *a, const struct embm_vm
 		embm_json_str(f, why);
 		return;
 	}
-	fprintf(f, ",\n \"vmstat\": {\"scope\": \"system\", \"counters\": {");
+	fprintf(f, ",\n \"vmstat\": {\"scope\": \"system\", \"folded\": %s, \"counters\": {",
+		a->folded && b->folded ? "true" : "false");
 	json_members(f, a, b, -1, true);
 	fprintf(f, "},\n  \"nodes\": ");
 	if (a->nodes_why[0] || b->nodes_why[0]) {

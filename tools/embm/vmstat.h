@@ -23,12 +23,14 @@ struct embm_vmstat_item {
  * @it:        the counters, /proc/vmstat's first, then node by node
  * @why:       when @it is empty: why /proc/vmstat could not be read
  * @nodes_why: when no node's vmstat could be read: why
+ * @folded:    the CPUs' counts were folded in first (root: vm.stat_refresh)
  */
 struct embm_vmstat {
 	int nr, size;
 	struct embm_vmstat_item *it;
 	char why[512];
 	char nodes_why[512];
+	bool folded;
 };
 
 void embm_vmstat_read(struct embm_vmstat *s, const char *root);

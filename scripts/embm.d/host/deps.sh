@@ -14,6 +14,7 @@ libssl-dev:/usr/include/openssl/ssl.h
 qemu-system-x86:/usr/bin/qemu-system-x86_64
 ndctl:/usr/bin/cxl
 linux-perf:/usr/bin/perf
+prometheus:/usr/bin/promtool
 gnuplot-nox:/usr/bin/gnuplot
 busybox-static:/bin/busybox
 libnuma-dev:/usr/include/numa.h

@@ -320,6 +320,19 @@ t_boot() {
 	t_guest_results "$logf" "$name" "$want_kunit" "$want_kmemleak"
 }
 
+# --add arguments that put Debian's promtool (Go, linked with libc alone)
+# and the libraries it loads into a guest, for embm_prom_test.sh's
+# "promtool check metrics"; one a line.
+t_promtool_adds() {
+	local p lib
+	p=$(command -v promtool) || die "promtool missing; run 'scripts/embm deps'"
+	! ldd "$p" | grep 'not found' || die "$p: a library is missing"
+	echo "$p:/usr/bin/promtool"
+	for lib in $(ldd "$p" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+		echo "$(readlink -f "$lib"):$lib"
+	done
+}
+
 # Every guest runs QEMU 10 (bookworm-backports), or the reason it cannot.
 t_qemu_version() {
 	if [ -f "$EMBM_BUILD/qemu.unavailable" ]; then
@@ -381,8 +394,10 @@ cmd_test() {
 	t_step "build CONFIG_EMBM=y with lockdep, KASAN, kmemleak and fault injection" build_kernel debug
 	t_step "embm objects compile under Debian's amd64 config" build_debian_objs
 
+	local a prom_adds=()
+	for a in $(t_promtool_adds); do prom_adds+=(--add "$a"); done
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
-		t_boot embm-y y 1 -- run-tests
+		t_boot embm-y y 1 "${prom_adds[@]}" -- run-tests
 	else
 		t_report fail "embm-y: no kernel to boot"
 	fi
@@ -397,13 +412,16 @@ cmd_test() {
 	t_emu_check
 	# embm on the emulated PMU against its oracle, with a CXL node (the
 	# embm-y boot runs the same test on the three nodes without one),
-	# and Debian's perf on the same PMU beside embm.
-	local a perf_adds=()
+	# and Debian's perf on the same PMU beside embm; NUMA balancing's
+	# promotions from the CXL node (a lower memory tier) in embm-run's
+	# tiering counters.
+	local perf_adds=()
 	for a in $(bench_perf_adds); do perf_adds+=(--add "$a"); done
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
 		t_boot embm-emu-cxl y 0 --cxl "${perf_adds[@]}" -- sh -c \
 			'cxl-online >/tmp/cxl.log 2>&1 || cat /tmp/cxl.log
-			 run-tests /embm/bin/embm_emu_test /embm/bin/embm_emu_perf_test'
+			 run-tests /embm/bin/embm_emu_test /embm/bin/embm_emu_perf_test \
+				/embm/bin/embm_vmstat_test'
 	else
 		t_report fail "embm-emu-cxl: no kernel to boot"
 	fi

@@ -5,8 +5,9 @@
 # embm-bench says it touched, per node (swfault, period 1); threads and
 # children, exit status, signals, --pid, errors and embm-stat; a report
 # written for its source, the shares at the default settings, huge
-# pages, the hints when nothing or mostly addressless samples came, and
-# embm-bench's hot set against tiny slices.
+# pages, the hints when nothing or mostly addressless samples came,
+# embm-bench's hot set against tiny slices, unknown and conflicting
+# options, and the tiering counters closing the report.
 #
 # Tolerance: a node without CPUs gets only the pages bound to it, so its
 # count is exact.  Nodes with CPUs also get the faults of starting
@@ -50,7 +51,7 @@ if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "needs root"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 19
+ktap_set_plan 21
 
 old_budget=$(knob cpu_budget)
 old_source=$(knob source)
@@ -225,11 +226,11 @@ hdr=$(grep '^  node tier' "$tmp/src.txt")
 sed 's/^/# /' "$tmp/src.txt"
 what="swfault report: only the columns it fills, its estimate named pages, what it cannot see"
 check "$what" sh -c \
-	"echo '$hdr' | grep -q ' pages  distinct ' &&
+	"echo '$hdr' | grep -q ' pages .* distinct ' &&
 	 ! echo '$hdr' | grep -qE 'loads|stores|lat|cache|memory|accesses' &&
 	 grep -q '^not seen by swfault: re-accesses' '$tmp/src.txt' &&
 	 grep -q '^  node[0-9]' '$tmp/src.txt' && ! grep -q '^  cpu[0-9]' '$tmp/src.txt' &&
-	 grep -q '\"node\": $study,.*\"pages\": [0-9]*, \"distinct_pages\"' '$tmp/src.json' &&
+	 grep -q '\"node\": $study,.*\"pages\": [0-9]*,.*\"distinct_pages\"' '$tmp/src.json' &&
 	 ! grep -qE '\"(loads|lat_samples|cache|accesses)\"' '$tmp/src.json' &&
 	 embm-run --help | grep -q '^  distinct ' && embm-run --help | grep -q '^  share '"
 
@@ -320,5 +321,35 @@ c=$?
 check "embm-bench: a hot set or threads past a slice exit 2, named ($a $b $c)" sh -c \
 	"[ '$a $b $c' = '2 2 0' ] && grep -q '^embm-bench: --hot-pages 64: ' '$tmp/hot1' &&
 	 grep -q '^embm-bench: --threads 4: ' '$tmp/hot2'"
+
+# 20: unknown or conflicting options: exit 2, and the message names the
+# option (embm-stat's --prometheus ones: embm_prom_test.sh)
+bad=0
+usage() {
+	opt=$1
+	shift
+	"$@" >/dev/null 2>"$tmp/usage"
+	rc=$?
+	ktap_print_msg "$*: exit $rc: $(head -n 1 "$tmp/usage")"
+	[ $rc = 2 ] && head -n 1 "$tmp/usage" | grep -q -e "$opt" || bad=1
+}
+usage "--bogus" embm-run --bogus -- true
+usage "--duration" embm-run -d 1 -- true
+usage "--duration" embm-run --system --duration 1 -- true
+usage "--bogus" embm-stat --bogus
+usage "'extra'" embm-stat -1 extra
+usage "--bogus" embm-bench --bogus
+check "unknown or conflicting options: exit 2, the option named" [ $bad = 0 ]
+
+# 21: the tiering counters close the report: one line for /proc/vmstat,
+# in the text; the JSON's "vmstat" has them all (embm_vmstat_test holds
+# them to pages it moved)
+embm-run -- embm-bench -b 1M@"$study" >"$tmp/vm.txt" 2>&1
+embm-run -j -o "$tmp/vm.json" -- embm-bench -b 1M@"$study" >/dev/null 2>&1
+grep '^tiering activity' "$tmp/vm.txt" | sed 's/^/# /'
+check "tiering activity in the text and the JSON" sh -c \
+	"[ \$(grep -c '^tiering activity (system-wide): ' '$tmp/vm.txt') = 1 ] &&
+	 grep -q '\"vmstat\": {\"scope\": \"system\", \"folded\": true, \"counters\": {.*\"pgmigrate_success\": ' '$tmp/vm.json' &&
+	 grep -q '^   {\"node\": $study, .*\"nr_anon_pages\": ' '$tmp/vm.json'"
 
 ktap_finished
