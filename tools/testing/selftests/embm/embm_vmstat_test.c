@@ -33,9 +33,9 @@
 #include "report.h"
 #include "vmstat.h"
 
-#define MOVE_PAGES	1024	/* 4 MiB */
+#define MOVE_PAGES	4096	/* 16 MiB */
 #define PROMO_PAGES	256	/* 1 MiB: reads of a CXL node are I/O under TCG */
-#define SLACK		128	/* pages others may allocate during a session */
+#define SLACK		256	/* pages others may allocate during a session */
 #define RUN_OUT		"/tmp/embm_vmstat_run.json"
 
 /* Write @text to @root/@rel, making its directories. */
