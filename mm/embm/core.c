@@ -18,6 +18,7 @@
 #include <linux/ktime.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
+#include <linux/pid_namespace.h>
 #include <linux/perf_kernel_rb.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -223,6 +224,12 @@ static int __embm_session_start(struct task_struct *task,
 	next.status = kzalloc(sizeof(*next.status), GFP_KERNEL_ACCOUNT);
 	if (!next.stats || !next.status)
 		goto out_free;
+	/* Task names from the initial namespace: only for a starter in it. */
+	err = embm_stats_track_tasks(next.stats, next.config.max_tasks,
+				     task_active_pid_ns(current) == &init_pid_ns);
+	if (err)
+		goto out_free;
+	err = -ENOMEM;
 	next.read_event = embm_perm_read_event();
 	if (IS_ERR(next.read_event)) {
 		err = PTR_ERR(next.read_event);

@@ -33,6 +33,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "stats.h"
+#include "tasks.h"
 #include "tier.h"
 
 /*
@@ -266,7 +267,7 @@ static void embm_show_samples(struct seq_file *m, const struct embm_view *v)
 	u64 ms = div_u64(v->elapsed_ns, NSEC_PER_MSEC), lo, hi;
 	struct embm_report_basis b;
 
-	seq_printf(m, "table_bytes %zu\n", st->bytes);
+	seq_printf(m, "table_bytes %zu\n", embm_stats_bytes(st));
 	seq_printf(m, "elapsed_ms %llu\n", ms);
 	seq_printf(m, "samples %llu\n", st->samples);
 	seq_printf(m, "attributed %llu\n", embm_stats_attributed(st));
@@ -296,6 +297,11 @@ static void embm_show_samples(struct seq_file *m, const struct embm_view *v)
 	seq_printf(m, "accesses_lo %llu\n", lo);
 	seq_printf(m, "accesses_hi %llu\n", hi);
 	seq_puts(m, "interval_pct 95\n");
+	if (st->tasks) {
+		seq_printf(m, "tasks %u\n", embm_tasks_count(st->tasks));
+		seq_printf(m, "tasks_max %u\n", embm_tasks_max(st->tasks));
+		seq_printf(m, "tasks_other_samples %llu\n", embm_tasks_other(st->tasks)->samples);
+	}
 }
 
 static int embm_status_show(struct seq_file *m, void *p)
@@ -458,6 +464,57 @@ out_free:
 	return err;
 }
 
+/*
+ * The per-task table: every task with an entry, most accesses first, then
+ * the "other tasks" one.  Formatted with the results locked (ksamplingd
+ * waits meanwhile): the entries live as long as the results, and their
+ * counts move while it runs.
+ */
+static int embm_tasks_show(struct seq_file *m, void *p)
+{
+	const struct embm_task **tasks = NULL;
+	struct embm_report_tasks *rt = NULL;
+	struct embm_report_basis b;
+	struct embm_view *v;
+	unsigned int n, i;
+	struct seq_buf sb;
+	char *line = NULL;
+	int err;
+
+	err = embm_proc_begin(m, &v);
+	if (err || !v)
+		return err;
+	if (!v->stats->tasks) {
+		seq_puts(m, "pid tid comm samples accesses\n");
+		goto out_end;
+	}
+	err = -ENOMEM;
+	rt = embm_report_tasks_scale(v);
+	n = embm_tasks_count(v->stats->tasks);
+	tasks = kvcalloc(max(n, 1U), sizeof(*tasks), GFP_KERNEL);
+	line = rt ? kmalloc(EMBM_REPORT_TASK_LINE(rt->nr_slots), GFP_KERNEL) : NULL;
+	if (!rt || !tasks || !line)
+		goto out_end;
+	err = 0;
+	embm_report_basis(v, &b);
+	seq_buf_init(&sb, line, EMBM_REPORT_TASK_LINE(rt->nr_slots));
+	embm_report_tasks_header(&sb, rt);
+	seq_printf(m, "%s\n", seq_buf_str(&sb));
+	n = embm_tasks_sorted(v->stats->tasks, tasks, n);
+	for (i = 0; i <= n; i++) {
+		seq_buf_clear(&sb);
+		embm_report_task(&sb, rt, i < n ? tasks[i] : embm_tasks_other(v->stats->tasks),
+				 b.accesses);
+		seq_printf(m, "%s\n", seq_buf_str(&sb));
+	}
+out_end:
+	kfree(line);
+	kvfree(tasks);
+	kvfree(rt);
+	embm_proc_end(v);
+	return err;
+}
+
 /* The CXL windows: their physical ranges, so for root as hotpages is. */
 static int embm_windows_show(struct seq_file *m, void *p)
 {
@@ -521,6 +578,7 @@ static int __init embm_proc_init(void)
 		{ "nodes",	0444, embm_nodes_show },
 		{ "matrix",	0444, embm_matrix_show },
 		{ "latency",	0444, embm_latency_show },
+		{ "tasks",	0444, embm_tasks_show },
 		/* Physical addresses: for root only, as in /proc/PID/pagemap. */
 		{ "hotpages",	0400, embm_hotpages_show },
 		{ "windows",	0400, embm_windows_show },

@@ -21,6 +21,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "stats.h"
+#include "tasks.h"
 #include "tier.h"
 
 static const char *const embm_state_names[] = {
@@ -212,6 +213,116 @@ void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid,
 	embm_report_windows(sb, st, nid);
 }
 
+/**
+ * embm_report_tasks_scale() - how to scale a view's per-task weights
+ * @v: a view with results; caller holds v->stats->lock
+ *
+ * A task's weights on a node are scaled as the node's accesses are
+ * (embm_stats_node_accesses()): by the node's scaled estimate over its
+ * weights, which assumes the task's mix of event kinds there is the
+ * node's.  Its weights on nodes without a slot, in user mode and in CXL
+ * windows are scaled as all nodes' are.
+ *
+ * Context: process; may sleep.
+ * Return: kvfree() it; NULL without a per-task table or memory.
+ */
+struct embm_report_tasks *embm_report_tasks_scale(const struct embm_view *v)
+{
+	const struct embm_stats *st = v->stats;
+	struct embm_report_tasks *rt;
+	int n, i, nid, last;
+	size_t size;
+
+	if (!st->tasks)
+		return NULL;
+	n = embm_tasks_slots(st->tasks, NULL);
+	size = sizeof(*rt) + n * (sizeof(*rt->nid) + 2 * sizeof(u64));
+	rt = kvzalloc(size, GFP_KERNEL);
+	if (!rt)
+		return NULL;
+	rt->bytes = size;
+	rt->scaled = (u64 *)(rt + 1);
+	rt->raw = rt->scaled + n;
+	rt->nid = (int *)(rt->raw + n);
+	rt->nr_slots = embm_tasks_slots(st->tasks, rt->nid);
+	last = rt->nr_slots - 1;
+	for (nid = 0; nid < st->nr_nodes; nid++) {
+		const struct embm_node_stats *ns = &st->node[nid];
+		u64 scaled = embm_view_node_accesses(v, ns);
+
+		for (i = 0; i < last && rt->nid[i] != nid; i++)
+			;
+		rt->scaled[i] += scaled;
+		rt->raw[i] += ns->accesses;
+		if (i != last) {
+			/* The last slot also sums them all, for user and CXL. */
+			rt->scaled[last] += scaled;
+			rt->raw[last] += ns->accesses;
+		}
+	}
+	return rt;
+}
+
+/* @w of slot @i's weights, scaled as its nodes' (embm_report_tasks_scale()). */
+static u64 embm_report_task_scaled(const struct embm_report_tasks *rt, int i, u64 w)
+{
+	return rt->raw[i] ? embm_mul_div_sat(w, rt->scaled[i], rt->raw[i]) : w;
+}
+
+/**
+ * embm_report_tasks_header() - the header line of the per-task table
+ * @sb: where it goes
+ * @rt: the view's embm_report_tasks_scale()
+ *
+ * Context: any.
+ */
+void embm_report_tasks_header(struct seq_buf *sb, const struct embm_report_tasks *rt)
+{
+	int i;
+
+	seq_buf_puts(sb, "pid tid comm samples accesses share_pct user_accesses kernel_accesses cxl_accesses");
+	for (i = 0; i < rt->nr_slots - 1; i++)
+		seq_buf_printf(sb, " n%d_samples n%d_accesses", rt->nid[i], rt->nid[i]);
+	seq_buf_puts(sb, " nother_samples nother_accesses");
+}
+
+/**
+ * embm_report_task() - one line of the per-task table
+ * @sb:	 where it goes
+ * @rt:	 the view's embm_report_tasks_scale()
+ * @t:	 an entry of the table; the "other tasks" one shows as pid and tid
+ *	 -1, comm "(other)"
+ * @all: every node's estimated accesses, for the share
+ *
+ * Its samples and estimated accesses, its share of all accesses, the
+ * parts of them sampled in user mode, in the kernel and in CXL windows,
+ * then its samples and accesses on each node that had memory at start,
+ * and on every other node.
+ *
+ * Context: process; caller holds the results' lock.
+ */
+void embm_report_task(struct seq_buf *sb, const struct embm_report_tasks *rt,
+		      const struct embm_task *t, u64 all)
+{
+	int last = rt->nr_slots - 1, i;
+	u64 acc = 0, user;
+
+	for (i = 0; i < rt->nr_slots; i++)
+		acc += embm_report_task_scaled(rt, i, t->node[i].accesses);
+	user = min(embm_report_task_scaled(rt, last, t->user), acc);
+	if (t->pid == U32_MAX)
+		seq_buf_puts(sb, "-1 -1");
+	else
+		seq_buf_printf(sb, "%u %u", t->pid, t->tid);
+	seq_buf_printf(sb, " %s %llu %llu", t->comm, t->samples, acc);
+	embm_report_pct(sb, embm_share(acc, all));
+	seq_buf_printf(sb, " %llu %llu %llu", user, acc - user,
+		       embm_report_task_scaled(rt, last, t->cxl));
+	for (i = 0; i < rt->nr_slots; i++)
+		seq_buf_printf(sb, " %llu %llu", t->node[i].samples,
+			       embm_report_task_scaled(rt, i, t->node[i].accesses));
+}
+
 /*
  * How the load period went, in words: "period 16" if it never moved, else
  * "period 1 -> 16 (max 16, 2 changes, last: WHY)".
@@ -317,6 +428,53 @@ static void embm_report_table(struct seq_buf *sb, const struct embm_view *v, int
 	}
 }
 
+#define EMBM_REPORT_TOP_TASKS	5	/* tasks the summary names */
+
+/*
+ * The tasks with the most accesses, for the kernel log: "pid/tid comm
+ * share", and how many samples the tasks past the bound took.  Caller
+ * holds v->stats->lock.
+ */
+static void embm_report_top_tasks(struct seq_buf *sb, const struct embm_view *v)
+{
+	struct embm_tasks *tt = v->stats->tasks;
+	const struct embm_task *top[EMBM_REPORT_TOP_TASKS], **all;
+	struct embm_report_tasks *rt;
+	struct embm_report_basis b;
+	unsigned int n, i;
+
+	if (!tt || !embm_tasks_count(tt))
+		return;
+	rt = embm_report_tasks_scale(v);
+	all = kvcalloc(embm_tasks_count(tt), sizeof(*all), GFP_KERNEL);
+	if (!rt || !all)
+		goto out_free;
+	n = embm_tasks_sorted(tt, all, embm_tasks_count(tt));
+	n = min(n, EMBM_REPORT_TOP_TASKS);
+	memcpy(top, all, n * sizeof(*top));
+	embm_report_basis(v, &b);
+	seq_buf_printf(sb, "top tasks by accesses (of %u; /proc/embm/tasks):",
+		       embm_tasks_count(tt));
+	for (i = 0; i < n; i++) {
+		u64 acc = 0;
+		int k;
+
+		for (k = 0; k < rt->nr_slots; k++)
+			acc += embm_report_task_scaled(rt, k, top[i]->node[k].accesses);
+		seq_buf_printf(sb, "%s %u/%u %s", i ? "," : "", top[i]->pid, top[i]->tid,
+			       top[i]->comm);
+		embm_report_pct(sb, embm_share(acc, b.accesses));
+		seq_buf_puts(sb, "%");
+	}
+	if (embm_tasks_other(tt)->samples)
+		seq_buf_printf(sb, "; %llu samples of tasks past max_tasks %u",
+			       embm_tasks_other(tt)->samples, embm_tasks_max(tt));
+	embm_report_line(sb);
+out_free:
+	kvfree(all);
+	kvfree(rt);
+}
+
 /**
  * embm_report_summary() - a session's results as a table in the kernel log
  * @v: a view of a session that just ended, with results
@@ -366,6 +524,7 @@ void embm_report_summary(const struct embm_view *v)
 		div_u64(ss->kthread_ns, NSEC_PER_MSEC));
 	embm_report_kinds(ss);
 	embm_report_table(&sb, v, order);
+	embm_report_top_tasks(&sb, v);
 	mutex_unlock(&st->lock);
 	kvfree(order);
 }

@@ -77,7 +77,34 @@ struct embm_report_basis {
 	u64 accesses_var;
 };
 
+struct embm_task;
+
+/**
+ * struct embm_report_tasks - how the per-task table's weights are scaled
+ * @nr_slots: the table's per-node slots (embm_tasks_slots()).
+ * @nid:      the node of each slot but the last (every other node).
+ * @scaled:   each slot's nodes' estimated accesses, scaled for
+ *	      multiplexing as the per-node table's.
+ * @raw:      their weights, not scaled: a task's weights on a slot's
+ *	      nodes are scaled by @scaled / @raw of the slot.
+ * @bytes:    the size of this, @nid, @scaled and @raw included.
+ */
+struct embm_report_tasks {
+	int nr_slots;
+	int *nid;
+	u64 *scaled;
+	u64 *raw;
+	size_t bytes;
+};
+
+/* Room for a line of the per-task table: 8 numbers and 2 a slot. */
+#define EMBM_REPORT_TASK_LINE(nr_slots)	(200 + 42 * (nr_slots))
+
 unsigned int embm_report_fields(const struct embm_view *v);
+struct embm_report_tasks *embm_report_tasks_scale(const struct embm_view *v);
+void embm_report_tasks_header(struct seq_buf *sb, const struct embm_report_tasks *rt);
+void embm_report_task(struct seq_buf *sb, const struct embm_report_tasks *rt,
+		      const struct embm_task *t, u64 all);
 void embm_report_basis(const struct embm_view *v, struct embm_report_basis *b);
 void embm_report_nodes_header(struct seq_buf *sb, unsigned int fields);
 void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid,

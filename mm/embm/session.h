@@ -43,6 +43,8 @@ enum embm_state {
  * @hot_pages:	  how many hot pages to keep.
  * @max_events:	  most perf events a session may open (threads x CPUs x
  *		  event kinds); inherited ones are not counted.
+ * @max_tasks:	  most tasks with an entry of their own in the per-task
+ *		  table; the others count as one "other tasks" entry.
  */
 struct embm_config {
 	const struct embm_source *source;
@@ -53,6 +55,7 @@ struct embm_config {
 	u64 cpu_budget;
 	u64 hot_pages;
 	u64 max_events;
+	u64 max_tasks;
 };
 
 /*

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 
 #include "hot.h"
+#include "tasks.h"
 #include "record.h"
 #include "stats.h"
 #include "tier.h"
@@ -131,6 +132,33 @@ struct embm_stats *embm_stats_alloc(unsigned int hot_pages)
 	return embm_stats_alloc_nodes(nr_node_ids, hot_pages);
 }
 
+/**
+ * embm_stats_track_tasks() - count the samples by task too
+ * @st:	   statistics from embm_stats_alloc(), no sample added yet
+ * @max:   the most tasks with an entry of their own (the max_tasks knob)
+ * @names: look their names up (the session's starter is in the initial
+ *	   pid namespace)
+ *
+ * Context: process; may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int embm_stats_track_tasks(struct embm_stats *st, unsigned int max, bool names)
+{
+	st->tasks = embm_tasks_alloc(max, names);
+	return st->tasks ? 0 : -ENOMEM;
+}
+
+/**
+ * embm_stats_bytes() - the memory the statistics take now
+ * @st: the statistics; caller holds st->lock
+ *
+ * Return: @st->bytes and the per-task table's.
+ */
+size_t embm_stats_bytes(const struct embm_stats *st)
+{
+	return st->bytes + (st->tasks ? embm_tasks_bytes(st->tasks) : 0);
+}
+
 /* Free statistics from embm_stats_alloc_nodes(), or NULL. */
 static void embm_stats_free(struct embm_stats *st)
 {
@@ -142,6 +170,7 @@ static void embm_stats_free(struct embm_stats *st)
 		for (nid = 0; nid < st->nr_nodes; nid++)
 			kvfree(st->node[nid].pages);
 	}
+	embm_tasks_free(st->tasks);
 	embm_hot_free(st->hot);
 	kvfree(st->matrix);
 	kvfree(st->node);
@@ -195,8 +224,18 @@ u64 embm_stats_attributed(const struct embm_stats *st)
 	return sum;
 }
 
-/* @a * @b / @c, U64_MAX where it does not fit (x86's divq would fault). */
-static u64 embm_mul_div_sat(u64 a, u64 b, u64 c)
+/**
+ * embm_mul_div_sat() - @a * @b / @c, U64_MAX where it does not fit
+ * @a: a factor
+ * @b: the other
+ * @c: the divisor, not 0
+ *
+ * x86's divq would fault where mul_u64_u64_div_u64() does not fit.
+ *
+ * Context: any.
+ * Return: the quotient, or U64_MAX.
+ */
+u64 embm_mul_div_sat(u64 a, u64 b, u64 c)
 {
 	if (mul_u64_u64_shr(a, b, 64) >= c)
 		return U64_MAX;
@@ -805,8 +844,12 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	if (served == EMBM_SERVED_CACHE) {
 		ns->cache++;
 		st->cache++;
+		if (st->tasks)
+			embm_tasks_add(st->tasks, s->pid, s->tid, nid, 0, s->user, win);
 		return;
 	}
+	if (st->tasks)
+		embm_tasks_add(st->tasks, s->pid, s->tid, nid, period * nr, s->user, win);
 	__embm_stats_add_accesses(st, nid, s, kind, op, served == EMBM_SERVED_MEM, period * nr);
 	embm_hot_add(st->hot, PHYS_PFN(s->phys), period);
 }

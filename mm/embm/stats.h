@@ -16,6 +16,7 @@
 #include "tier.h"
 
 struct embm_hot;
+struct embm_tasks;
 
 #define EMBM_LAT_BUCKETS	32	/* log2 buckets of latency in cycles */
 #define EMBM_PPB		1000000000ULL	/* shares of the intervals: parts per 10^9 */
@@ -145,6 +146,7 @@ struct embm_kind_stats {
  *		the weights of @node's @accesses, not scaled by kind as the
  *		nodes' estimates are (embm_stats_scale()).
  * @hot:	hot pages.
+ * @tasks:	the per-task table, or NULL (embm_stats_track_tasks()).
  * @samples:	every sample added: the sum of embm_stats_attributed(),
  *		@latency_only, @no_phys, @bad_pfn, @hotplug_busy and
  *		embm_stats_device() (embm_stats_identity_ok()).
@@ -167,7 +169,8 @@ struct embm_kind_stats {
  * @mem_gen:	the memory hotplug generation of the last scan of @win.
  * @cxl_nodes:	the nodes whose System RAM that scan found mostly in @win.
  * @bytes:	the memory these statistics take, page bitmaps and hot-page
- *		table included.
+ *		table included; not the per-task table's, which grows
+ *		(embm_stats_bytes()).
  *
  * Written under @lock by stats.c (embm_stats_add()) and, for the tiers,
  * the windows and the CXL nodes, by tier.c; what the sampler knows of
@@ -182,6 +185,7 @@ struct embm_stats {
 	struct embm_node_stats *node;
 	u64 *matrix;
 	struct embm_hot *hot;
+	struct embm_tasks *tasks;
 	u64 samples;
 	u64 latency_only;
 	u64 no_phys;
@@ -210,7 +214,10 @@ static inline u64 embm_sq_sat(u64 w)
 	return w > U32_MAX ? U64_MAX : w * w;
 }
 
+u64 embm_mul_div_sat(u64 a, u64 b, u64 c);
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
+int embm_stats_track_tasks(struct embm_stats *st, unsigned int max, bool names);
+size_t embm_stats_bytes(const struct embm_stats *st);
 void embm_stats_get(struct embm_stats *st);
 void embm_stats_put(struct embm_stats *st);
 void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,

@@ -35,6 +35,7 @@ static struct embm_config embm_knobs = {
 	.cpu_budget	= 30,
 	.hot_pages	= 64,
 	.max_events	= 65536,
+	.max_tasks	= 4096,
 };
 
 /*
@@ -151,6 +152,9 @@ static struct embm_knob embm_num_knobs[] = {
 	/* Events of a session: threads x CPUs x kinds; about 1 KiB each. */
 	{ .attr = EMBM_KNOB_ATTR(max_events), .offset = EMBM_KNOB_AT(max_events),
 	  .min = 1, .max = BIT_ULL(22) },
+	/* Tasks of the per-task table; 0: every task in "other tasks". */
+	{ .attr = EMBM_KNOB_ATTR(max_tasks), .offset = EMBM_KNOB_AT(max_tasks),
+	  .min = 1, .max = BIT_ULL(20), .zero = true },
 };
 
 static struct attribute *embm_attrs[ARRAY_SIZE(embm_num_knobs) + 2];
