@@ -48,6 +48,7 @@ const char *prog_name = "embm-run";
 static const char *proc_dir = EMBM_PROC_DIR;
 static sig_atomic_t got_signal;	/* __atomic_*_n(): set by on_signal() */
 static int child_pidfd = -1;	/* the command, for signals */
+static bool per_task;		/* --per-task: the per-task table in the reports */
 
 /* The session embm-run started, which any way out ends: session_end(). */
 static struct {
@@ -305,6 +306,7 @@ static void report(FILE *out, const char *what, bool json, unsigned int top, boo
 		fprintf(stderr, "embm-run: cannot read %s: %m\n", proc_dir);
 		goto out;
 	}
+	r.per_task = per_task;
 	if (json) {
 		embm_report_json(out, &r, "embm-run", what, top, more_json, vm);
 	} else {
@@ -399,7 +401,8 @@ static void print_usage(FILE *f)
 		"  -S, --source NAME  auto, pebs, ibs, emu or swfault for this session\n"
 		"  -P, --period N     sample period for this session (0: the source's)\n"
 		"  -i, --interval S   print a snapshot every S seconds while running\n"
-		"  -t, --top N        hot pages to show (default 10)\n"
+		"  -t, --top N        hot pages (and tasks) to show (default 10)\n"
+		"  -T, --per-task     the tasks, by estimated accesses, and their nodes\n"
 		"  -j, --json         print the report as JSON\n"
 		"  -o, --output FILE  write the report to FILE, not stdout\n"
 		"  -h, --help         this text\n"
@@ -435,6 +438,7 @@ static const struct option opts[] = {
 	{ "period",	required_argument,	NULL, 'P' },
 	{ "interval",	required_argument,	NULL, 'i' },
 	{ "top",	required_argument,	NULL, 't' },
+	{ "per-task",	no_argument,		NULL, 'T' },
 	{ "json",	no_argument,		NULL, 'j' },
 	{ "output",	required_argument,	NULL, 'o' },
 	{ "help",	no_argument,		NULL, 'h' },
@@ -450,7 +454,7 @@ static void parse_args(int argc, char **argv, struct run_args *a)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+n:sp:c:d:S:P:i:t:jo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+n:sp:c:d:S:P:i:t:Tjo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			a->node = parse_long("--node", optarg, -1, 1000000000);
@@ -479,6 +483,9 @@ static void parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case 't':
 			a->top = parse_long("--top", optarg, 0, 1000000000);
+			break;
+		case 'T':
+			per_task = true;
 			break;
 		case 'j':
 			a->json = true;

@@ -491,3 +491,130 @@ void embm_proc_free_matrix(struct embm_matrix *m)
 	free(m->samples);
 	memset(m, 0, sizeof(*m));
 }
+
+/* The index of @name among @n fields, or -1. */
+static int field_index(char **field, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(field[i], name))
+			return i;
+	return -1;
+}
+
+/**
+ * embm_proc_read_tasks() - read DIR/tasks
+ * @dir: normally EMBM_PROC_DIR
+ * @t:	 filled in; free with embm_proc_free_tasks()
+ * @max: most rows to read
+ *
+ * Return: 0 (no rows when idle, or on a kernel without the file: ENOENT
+ * then), or -1 with errno set.
+ */
+int embm_proc_read_tasks(const char *dir, struct embm_tasks_table *t, int max)
+{
+	static const char *const names[] = {
+		"pid", "tid", "comm", "samples", "accesses", "share_pct", "user_accesses",
+		"kernel_accesses", "cxl_accesses",
+	};
+	char *line = NULL, *field[MAX_COLUMNS], *end;
+	int idx[ARRAY_SIZE(names)], colidx[MAX_COLUMNS];
+	FILE *f = open_file(dir, "tasks");
+	size_t size = 0;
+	int n, i, c;
+
+	memset(t, 0, sizeof(*t));
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	if (read_version(f, NULL) || getline(&line, &size, f) <= 0)
+		goto out_proto;
+	if (!strncmp(line, "state ", 6))
+		goto out;
+	n = split(line, field, MAX_COLUMNS);
+	for (i = 0; i < (int)ARRAY_SIZE(names); i++) {
+		idx[i] = field_index(field, n, names[i]);
+		/* A kernel without a per-task table gives the first five. */
+		if (idx[i] < 0 && i < 5)
+			goto out_proto;
+	}
+	t->cols = calloc(n, sizeof(*t->cols));
+	t->rows = calloc(max, sizeof(*t->rows));
+	t->counts = calloc((size_t)max * n * 2, sizeof(*t->counts));
+	if (!t->cols || !t->rows || !t->counts)
+		goto out_nomem;
+	for (i = 0; i < n; i++) {
+		int node, len = 0;
+
+		if (!strcmp(field[i], "nother_samples"))
+			node = -1;
+		else if (sscanf(field[i], "n%d_samples%n", &node, &len) != 1 || !len ||
+			 field[i][len])
+			continue;
+		colidx[t->nr_cols] = i;
+		t->cols[t->nr_cols++] = node;
+	}
+	while (t->nr_rows < max && getline(&line, &size, f) > 0) {
+		struct embm_task_row *r = &t->rows[t->nr_rows];
+		unsigned long long *v[] = {
+			NULL, NULL, NULL, &r->samples, &r->accesses, NULL, &r->user,
+			&r->kernel, &r->cxl,
+		};
+
+		if (split(line, field, MAX_COLUMNS) != n)
+			goto out_proto;
+		r->pid = strtol(field[idx[0]], &end, 10);
+		if (end == field[idx[0]] || *end)
+			goto out_proto;
+		r->tid = strtol(field[idx[1]], &end, 10);
+		if (end == field[idx[1]] || *end)
+			goto out_proto;
+		snprintf(r->comm, sizeof(r->comm), "%s", field[idx[2]]);
+		for (i = 3; i < (int)ARRAY_SIZE(names); i++) {
+			if (idx[i] < 0)
+				continue;
+			if (i == 5) {
+				r->share = strtod(field[idx[i]], &end);
+			} else {
+				errno = 0;
+				*v[i] = strtoull(field[idx[i]], &end, 10);
+				if (errno)
+					goto out_proto;
+			}
+			if (end == field[idx[i]] || *end)
+				goto out_proto;
+		}
+		r->node_samples = t->counts + (size_t)t->nr_rows * t->nr_cols * 2;
+		r->node_accesses = r->node_samples + t->nr_cols;
+		for (c = 0; c < t->nr_cols; c++) {
+			/* Each node's samples, then its accesses. */
+			if (colidx[c] + 1 >= n)
+				goto out_proto;
+			r->node_samples[c] = strtoull(field[colidx[c]], NULL, 10);
+			r->node_accesses[c] = strtoull(field[colidx[c] + 1], NULL, 10);
+		}
+		t->nr_rows++;
+	}
+out:
+	free(line);
+	fclose(f);
+	return 0;
+out_nomem:
+	free(line);
+	fclose(f);
+	embm_proc_free_tasks(t);
+	errno = ENOMEM;
+	return -1;
+out_proto:
+	free(line);
+	fclose(f);
+	embm_proc_free_tasks(t);
+	errno = EPROTO;
+	return -1;
+}
+
+void embm_proc_free_tasks(struct embm_tasks_table *t)
+{
+	free(t->cols);
+	free(t->rows);
+	free(t->counts);
+	memset(t, 0, sizeof(*t));
+}

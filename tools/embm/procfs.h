@@ -85,6 +85,28 @@ struct embm_matrix {
 	unsigned long long *samples;	/* nr_rows x nr_cols */
 };
 
+/*
+ * /proc/embm/tasks: a row a task, most accesses first, the "other tasks"
+ * row last (pid and tid -1); estimated accesses in status's
+ * accesses_unit.  The node columns' samples and accesses are
+ * @node_samples and @node_accesses, nr_cols to a row; a column's node is
+ * -1 for every node that had no memory when the session started.
+ */
+struct embm_task_row {
+	int pid, tid;
+	char comm[EMBM_PROC_WORD];
+	unsigned long long samples, accesses, user, kernel, cxl;
+	double share;			/* percent of every task's accesses */
+	unsigned long long *node_samples, *node_accesses;
+};
+
+struct embm_tasks_table {
+	int nr_cols, nr_rows;
+	int *cols;
+	struct embm_task_row *rows;
+	unsigned long long *counts;	/* nr_rows x nr_cols x 2, for the rows */
+};
+
 int embm_proc_read_status(const char *dir, struct embm_proc_status *st);
 const char *embm_proc_status_str(const struct embm_proc_status *st, const char *key);
 long long embm_proc_status_ll(const struct embm_proc_status *st, const char *key);
@@ -96,5 +118,7 @@ int embm_proc_read_hot(const char *dir, struct embm_hot *hot, int max);
 int embm_proc_read_windows(const char *dir, struct embm_cxl_window *w, int max);
 int embm_proc_read_matrix(const char *dir, struct embm_matrix *m, int max);
 void embm_proc_free_matrix(struct embm_matrix *m);
+int embm_proc_read_tasks(const char *dir, struct embm_tasks_table *t, int max);
+void embm_proc_free_tasks(struct embm_tasks_table *t);
 
 #endif /* __EMBM_TOOLS_PROCFS_H */

@@ -49,6 +49,8 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 		{ "cxl_device_samples", &r->cxl_device },
 		{ "accesses", &r->accesses }, { "accesses_lo", &r->accesses_lo },
 		{ "accesses_hi", &r->accesses_hi },
+		{ "tasks", &r->tasks_count }, { "tasks_max", &r->tasks_max },
+		{ "tasks_other_samples", &r->tasks_other_samples },
 	};
 	const char *v;
 	unsigned int i;
@@ -153,6 +155,8 @@ int embm_report_read(struct embm_report *r, const char *dir)
 	r->nr_win = embm_proc_read_windows(dir, r->win, EMBM_TOOLS_MAX_WINDOWS);
 	if (r->nr_win < 0 && !for_root(errno))
 		goto out_free;
+	if (embm_proc_read_tasks(dir, &r->tasks, r->tasks_count + 1))
+		goto out_free;
 	return 0;
 
 out_free:
@@ -162,6 +166,7 @@ out_free:
 
 void embm_report_free(struct embm_report *r)
 {
+	embm_proc_free_tasks(&r->tasks);
 	embm_proc_free_matrix(&r->matrix);
 	free(r->hot);
 	r->hot = NULL;
@@ -289,6 +294,130 @@ static void print_pct(FILE *f, double frac, int width)
 		fprintf(f, " %*.1f%%", width - 1, 100 * frac);
 }
 
+/* The tier of node @node in @r's per-node table, or "-". */
+static const char *node_tier(const struct embm_report *r, int node)
+{
+	for (int i = 0; i < r->nr_nodes; i++)
+		if (r->nodes[i].node == node)
+			return r->nodes[i].tier;
+	return "-";
+}
+
+/*
+ * The per-task table, the top @top tasks by accesses: each one's samples,
+ * share of all accesses, the part in the kernel and in CXL windows, and
+ * how its accesses spread over the nodes.
+ */
+static void print_tasks(FILE *f, const struct embm_report *r, unsigned int top)
+{
+	const struct embm_tasks_table *t = &r->tasks;
+	int i, c, shown = 0;
+
+	if (!t->nr_rows) {
+		fprintf(f, "\ntasks: none counted%s\n",
+			r->tasks_max ? "" : " (max_tasks is 0: every task in other tasks)");
+		return;
+	}
+	fprintf(f, "\ntasks by estimated %s (%llu with an entry, max_tasks %llu; %% of each task's %s by node):\n",
+		unit(r), r->tasks_count, r->tasks_max, unit(r));
+	fprintf(f, "%8s %8s %-16s %9s %7s %7s %6s", "pid", "tid", "comm", "samples", "share",
+		"kernel", "cxl");
+	for (c = 0; c < t->nr_cols; c++) {
+		char name[32];
+
+		if (t->cols[c] < 0)
+			snprintf(name, sizeof(name), "other");
+		else
+			snprintf(name, sizeof(name), "n%d %s", t->cols[c], node_tier(r, t->cols[c]));
+		fprintf(f, " %10s", name);
+	}
+	fprintf(f, "\n");
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct embm_task_row *w = &t->rows[i];
+		bool other = w->pid < 0;
+
+		/* The other tasks' row is last; shown only when it counted some. */
+		if (other ? !w->samples : shown >= (int)top)
+			continue;
+		shown++;
+		if (other)
+			fprintf(f, "%8s %8s %-16s", "-", "-", "(other tasks)");
+		else
+			fprintf(f, "%8d %8d %-16s", w->pid, w->tid, w->comm);
+		fprintf(f, " %9llu %6.2f%%", w->samples, w->share);
+		print_pct(f, w->accesses ? (double)w->kernel / w->accesses : -1, 7);
+		print_pct(f, w->accesses ? (double)w->cxl / w->accesses : -1, 6);
+		for (c = 0; c < t->nr_cols; c++)
+			print_pct(f, w->accesses ? (double)w->node_accesses[c] / w->accesses : -1,
+				  10);
+		fprintf(f, "\n");
+	}
+	if (shown < t->nr_rows - 1)
+		fprintf(f, "(%d more tasks: -t N, or /proc/embm/tasks)\n", t->nr_rows - 1 - shown);
+}
+
+/*
+ * Who drove each node: for a session of many processes (system-wide or a
+ * cgroup), the processes with the most estimated accesses on each node,
+ * their threads summed.
+ */
+static void print_drivers(FILE *f, const struct embm_report *r)
+{
+	const struct embm_tasks_table *t = &r->tasks;
+
+	if (r->target >= 0 || !t->nr_rows)
+		return;
+	fprintf(f, "\nprocesses with the most %s on each node (of all tasks' %s there):\n",
+		unit(r), unit(r));
+	for (int c = 0; c < t->nr_cols; c++) {
+		unsigned long long sum = 0, best[3] = { 0 };
+		int pid[3] = { -1, -1, -1 }, row[3] = { -1, -1, -1 };
+
+		for (int i = 0; i < t->nr_rows; i++)
+			sum += t->rows[i].node_accesses[c];
+		if (!sum)
+			continue;
+		/* Each process once: at the first row of its pid, its threads summed. */
+		for (int i = 0; i < t->nr_rows; i++) {
+			unsigned long long acc = 0;
+			int p = t->rows[i].pid, k, j, seen = 0;
+
+			for (j = 0; j < i && !seen; j++)
+				seen = t->rows[j].pid == p;
+			if (seen)
+				continue;
+			for (j = i; j < t->nr_rows; j++)
+				if (t->rows[j].pid == p)
+					acc += t->rows[j].node_accesses[c];
+			/* Into the top three, in order. */
+			for (k = 3; k > 0 && acc > best[k - 1]; k--)
+				;
+			if (k == 3)
+				continue;
+			for (j = 2; j > k; j--) {
+				best[j] = best[j - 1];
+				pid[j] = pid[j - 1];
+				row[j] = row[j - 1];
+			}
+			best[k] = acc;
+			pid[k] = p;
+			row[k] = i;
+		}
+		if (t->cols[c] < 0)
+			fprintf(f, "  other nodes:");
+		else
+			fprintf(f, "  node %d %s:", t->cols[c], node_tier(r, t->cols[c]));
+		for (int k = 0; k < 3 && row[k] >= 0 && best[k]; k++) {
+			if (pid[k] < 0)
+				fprintf(f, "%s other tasks %.1f%%", k ? "," : "", 100.0 * best[k] / sum);
+			else
+				fprintf(f, "%s %s %d %.1f%%", k ? "," : "", t->rows[row[k]].comm, pid[k],
+					100.0 * best[k] / sum);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 /* The whole estimate with its interval, and how much of it the kernel's. */
 static void print_totals(FILE *f, const struct embm_report *r)
 {
@@ -397,6 +526,9 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	}
 	print_windows(f, r);
 	print_totals(f, r);
+	print_drivers(f, r);
+	if (r->per_task)
+		print_tasks(f, r, top);
 	if (m->nr_rows) {
 		fprintf(f, "\n%s (estimated) by CPU node (rows) and memory node (columns):\n%8s",
 			unit(r), "");
@@ -455,6 +587,44 @@ void embm_json_str(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * The per-task table, every row, as "tasks" (the other tasks' pid null):
+ * with --per-task only, as a system-wide session may have thousands.
+ */
+static void json_tasks(FILE *f, const struct embm_report *r)
+{
+	const struct embm_tasks_table *t = &r->tasks;
+
+	fprintf(f, ",\n \"tasks_max\": %llu, \"tasks\": [\n", r->tasks_max);
+	for (int i = 0; i < t->nr_rows; i++) {
+		const struct embm_task_row *w = &t->rows[i];
+
+		if (w->pid < 0)
+			fprintf(f, "  {\"pid\": null, \"tid\": null, \"comm\": \"(other tasks)\", ");
+		else
+			fprintf(f, "  {\"pid\": %d, \"tid\": %d, \"comm\": ", w->pid, w->tid);
+		if (w->pid >= 0) {
+			embm_json_str(f, w->comm);
+			fprintf(f, ", ");
+		}
+		fprintf(f, "\"samples\": %llu, \"%s\": %llu, \"share_pct\": %.2f, ", w->samples,
+			unit(r), w->accesses, w->share);
+		fprintf(f, "\"user_%s\": %llu, \"kernel_%s\": %llu, \"cxl_%s\": %llu, \"nodes\": [",
+			unit(r), w->user, unit(r), w->kernel, unit(r), w->cxl);
+		for (int c = 0; c < t->nr_cols; c++) {
+			if (t->cols[c] < 0)
+				fprintf(f, "%s{\"node\": null, ", c ? ", " : "");
+			else
+				fprintf(f, "%s{\"node\": %d, \"tier\": \"%s\", ", c ? ", " : "",
+					t->cols[c], node_tier(r, t->cols[c]));
+			fprintf(f, "\"samples\": %llu, \"%s\": %llu}", w->node_samples[c], unit(r),
+				w->node_accesses[c]);
+		}
+		fprintf(f, "]}%s\n", i + 1 < t->nr_rows ? "," : "");
+	}
+	fprintf(f, " ]");
 }
 
 /**
@@ -581,6 +751,8 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 			h->error, h->samples, i + 1 < r->nr_hot && i + 1 < (int)top ? "," : "");
 	}
 	fprintf(f, "%s", r->hot_hidden ? "" : " ]");
+	if (r->per_task)
+		json_tasks(f, r);
 	if (more)
 		more(f, arg);
 	fprintf(f, "}\n");

@@ -13,6 +13,7 @@
 #define EMBM_TOOLS_MAX_NODES	1024
 #define EMBM_TOOLS_MAX_HOT	65536
 #define EMBM_TOOLS_MAX_WINDOWS	16
+#define EMBM_TOOLS_MAX_TASKS	(1 << 20)	/* the max_tasks knob's most, + other */
 
 /* Columns of the nodes table a source may lack (status's source_fields). */
 #define EMBM_HAS_OP		0x1	/* loads, stores */
@@ -53,6 +54,10 @@ struct embm_report {
 	unsigned long long cxl_windows, cxl_device;
 	int nr_win;			/* -1: windows is for root */
 	struct embm_cxl_window win[EMBM_TOOLS_MAX_WINDOWS];
+	/* The per-task table; its rows in the text report when @per_task. */
+	struct embm_tasks_table tasks;
+	unsigned long long tasks_count, tasks_max, tasks_other_samples;
+	bool per_task;
 };
 
 int embm_report_read(struct embm_report *r, const char *dir);

@@ -421,7 +421,7 @@ cmd_test() {
 		t_boot embm-emu-cxl y 0 --cxl "${perf_adds[@]}" -- sh -c \
 			'cxl-online >/tmp/cxl.log 2>&1 || cat /tmp/cxl.log
 			 run-tests /embm/bin/embm_emu_test /embm/bin/embm_emu_perf_test \
-				/embm/bin/embm_vmstat_test'
+				/embm/bin/embm_emu_answers_test /embm/bin/embm_vmstat_test'
 	else
 		t_report fail "embm-emu-cxl: no kernel to boot"
 	fi

@@ -341,6 +341,120 @@ TEST_F_TIMEOUT(answers, user_kernel_split, 300)
 		       got, samples, want, bound);
 }
 
+/* The rows of /proc/embm/tasks of process @pid, summed per node column. */
+static int task_sum(const struct embm_tasks_table *t, int pid, unsigned long long *acc,
+		    unsigned long long *samples)
+{
+	int threads = 0;
+
+	memset(acc, 0, t->nr_cols * sizeof(*acc));
+	*samples = 0;
+	for (int i = 0; i < t->nr_rows; i++) {
+		if (t->rows[i].pid != pid)
+			continue;
+		threads++;
+		*samples += t->rows[i].samples;
+		for (int c = 0; c < t->nr_cols; c++)
+			acc[c] += t->rows[i].node_accesses[c];
+	}
+	return threads;
+}
+
+/*
+ * Per task: two embm-bench processes of two threads each, with different
+ * node mixes (most of one's buffers on the first node, most of the
+ * other's on the last), under one session on the shell that starts them.
+ * /proc/embm/tasks summed over each process's threads must give each
+ * node's share of that process's accesses within 1 pp of the oracle's
+ * counts of its address space (or four standard errors of its samples,
+ * where they are too few for 1 pp), and each process's part of the two.
+ * Then with max_tasks 2, the tasks past it count as "other tasks", and
+ * every sample is in one row.
+ */
+TEST_F_TIMEOUT(answers, per_task, 300)
+{
+	static struct embm_node rows[EMBM_MAX_NODES];
+	unsigned long long acc[2][EMBM_MAX_NODES], samples[2], sum_samples = 0, node_samples = 0;
+	int first = self->nodes[0], last = self->nodes[self->nr_nodes - 1], nr, i, p, c;
+	struct emu_snapshot snap = { 0 };
+	struct embm_tasks_table t;
+	struct truth truth[2];
+	double bound, got, want, tot[2] = { 0 };
+	char old[32], mix[2][64];
+	pid_t pid[2];
+
+	if (self->nr_nodes < 2)
+		SKIP(return, "one node with memory");
+	/* Three quarters of the one's buffers on the first node, of the other's on the last. */
+	snprintf(mix[0], sizeof(mix[0]), "-b 1536K@%d -b 512K@%d", first, last);
+	snprintf(mix[1], sizeof(mix[1]), "-b 512K@%d -b 1536K@%d", first, last);
+	ASSERT_EQ(0, emu_run("embm-run -o %s -- sh -c '%s %s -j -o %s.0 & %s %s -j -o %s.1 & wait'",
+			     RUN_OUT, "embm-bench -p rand-read -t 2 -r 1000", mix[0], BENCH_JSON,
+			     "embm-bench -p rand-read -t 2 -r 1000", mix[1], BENCH_JSON));
+	for (p = 0; p < 2; p++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s.%d", BENCH_JSON, p);
+		ASSERT_EQ(1, emu_bench_pids(path, &pid[p], 1));
+	}
+	ASSERT_EQ(0, emu_snapshot(&self->dev, &snap));
+	for (p = 0; p < 2; p++)
+		ASSERT_EQ(1, truth_of(&snap, &pid[p], 1, &truth[p]));
+	emu_snapshot_free(&snap);
+	ASSERT_EQ(0, embm_proc_read_tasks(EMBM_PROC_DIR, &t, 1 << 16));
+	ASSERT_GT(t.nr_rows, 0);
+	for (p = 0; p < 2; p++) {
+		unsigned long long all = truth[p].all[0] + truth[p].all[1], est = 0;
+
+		/* Its main thread and its two workers each have a row. */
+		EXPECT_GE(task_sum(&t, pid[p], acc[p], &samples[p]), 3);
+		for (c = 0; c < t.nr_cols; c++)
+			est += acc[p][c];
+		ASSERT_GT(est, 0);
+		ASSERT_GT(all, 0);
+		tot[p] = est;
+		for (c = 0; c < t.nr_cols; c++) {
+			int n = t.cols[c];
+
+			if (n < 0)
+				continue;
+			got = 100.0 * acc[p][c] / est;
+			want = 100.0 * (truth[p].acc[n][0] + truth[p].acc[n][1]) / all;
+			EXPECT_TRUE(split_ok(got, want, samples[p], &bound));
+			ksft_print_msg("process %d node %d: %.2f%% of its %llu samples' accesses; oracle %.2f%% (bound %.2f pp)\n",
+				       pid[p], n, got, samples[p], want, bound);
+		}
+	}
+	got = 100.0 * tot[0] / (tot[0] + tot[1]);
+	want = 100.0 * (truth[0].all[0] + truth[0].all[1]) /
+	       (truth[0].all[0] + truth[0].all[1] + truth[1].all[0] + truth[1].all[1]);
+	EXPECT_TRUE(split_ok(got, want, samples[0] + samples[1], &bound));
+	ksft_print_msg("process %d: %.2f%% of the two's accesses; oracle %.2f%% (bound %.2f pp)\n",
+		       pid[0], got, want, bound);
+	embm_proc_free_tasks(&t);
+
+	/* Two entries, the rest in "other tasks": every sample in one row. */
+	ASSERT_EQ(0, embm_get_knob("max_tasks", old, sizeof(old)));
+	ASSERT_EQ(0, embm_set_knob("max_tasks", "2"));
+	i = emu_run("embm-run -o %s -- embm-bench -p rand-read -t 3 -r 50 -b 512K@%d",
+		    RUN_OUT, first);
+	embm_set_knob("max_tasks", old);
+	ASSERT_EQ(0, i);
+	ASSERT_EQ(0, embm_proc_read_tasks(EMBM_PROC_DIR, &t, 1 << 16));
+	ASSERT_EQ(3, t.nr_rows);
+	EXPECT_EQ(-1, t.rows[2].pid);
+	EXPECT_GT(t.rows[2].samples, 0);
+	for (i = 0; i < t.nr_rows; i++)
+		sum_samples += t.rows[i].samples;
+	nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
+	for (i = 0; i < nr; i++)
+		node_samples += rows[i].samples;
+	EXPECT_EQ(node_samples, sum_samples);
+	ksft_print_msg("max_tasks 2: %llu samples in 2 tasks' rows and other tasks' %llu\n",
+		       sum_samples, t.rows[2].samples);
+	embm_proc_free_tasks(&t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--read-file"))
