@@ -515,6 +515,39 @@ out_end:
 	return err;
 }
 
+/*
+ * The promotion hint of each far or CXL node: how much of its sampled
+ * accesses its hottest pages carry, as a curve (embm_report_hint()).
+ */
+static int embm_hint_show(struct seq_file *m, void *p)
+{
+	struct embm_report_hint pt[EMBM_REPORT_HINT_POINTS];
+	const struct embm_stats *st;
+	struct embm_view *v;
+	int *order, n, i, k, nr, err;
+
+	err = embm_proc_begin_nodes(m, &v, &order, &n);
+	if (err || !v)
+		return err;
+	st = v->stats;
+	seq_puts(m, "node tier pages bytes share_pct share_lo_pct share_hi_pct min_samples\n");
+	for (i = 0; i < n && !err; i++) {
+		nr = embm_report_hint(v, order[i], pt);
+		if (nr < 0)
+			err = nr;
+		for (k = 0; k < nr; k++)
+			seq_printf(m, "%d %s %llu %llu %llu.%02llu %llu.%02llu %llu.%02llu %llu\n",
+				   order[i], embm_tier_name(st->tier[order[i]]), pt[k].pages,
+				   pt[k].pages << PAGE_SHIFT, pt[k].share / 10000000,
+				   pt[k].share / 100000 % 100, pt[k].lo / 10000000,
+				   pt[k].lo / 100000 % 100, DIV_ROUND_UP_ULL(pt[k].hi, 100000) / 100,
+				   DIV_ROUND_UP_ULL(pt[k].hi, 100000) % 100, pt[k].min_samples);
+	}
+	kvfree(order);
+	embm_proc_end(v);
+	return err;
+}
+
 /* The CXL windows: their physical ranges, so for root as hotpages is. */
 static int embm_windows_show(struct seq_file *m, void *p)
 {
@@ -579,6 +612,7 @@ static int __init embm_proc_init(void)
 		{ "matrix",	0444, embm_matrix_show },
 		{ "latency",	0444, embm_latency_show },
 		{ "tasks",	0444, embm_tasks_show },
+		{ "hint",	0444, embm_hint_show },
 		/* Physical addresses: for root only, as in /proc/PID/pagemap. */
 		{ "hotpages",	0400, embm_hotpages_show },
 		{ "windows",	0400, embm_windows_show },

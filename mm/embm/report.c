@@ -22,6 +22,7 @@
 #include "session.h"
 #include "stats.h"
 #include "tasks.h"
+#include "hot.h"
 #include "tier.h"
 
 static const char *const embm_state_names[] = {
@@ -211,6 +212,61 @@ void embm_report_node(struct seq_buf *sb, const struct embm_view *v, int nid,
 		seq_buf_printf(sb, " %llu %llu", ns->cache, ns->mem);
 	seq_buf_printf(sb, " %llu", ns->cxl);
 	embm_report_windows(sb, st, nid);
+}
+
+/**
+ * embm_report_hint() - a far or CXL node's promotion hint, as a curve
+ * @v:	 a view with results; caller holds v->stats->lock
+ * @nid: a node of the results
+ * @pt:	 room for EMBM_REPORT_HINT_POINTS points
+ *
+ * How much of the node's sampled accesses (the periods of its samples not
+ * served by a cache) its hottest 1, 2, 4 ... pages carry, up to every
+ * page its table kept: what promoting them to DRAM would move, at the
+ * cost of that many 4 KiB pages.  Each share's interval treats the pages'
+ * samples as draws of the node's mean weight (embm_stats_share_interval());
+ * its lower bound also takes out the table's error, the counts the
+ * space-saving table may have given pages that took over a counter.
+ *
+ * Context: process; may sleep.
+ * Return: the points written (0 for a node without a hint), or -ENOMEM.
+ */
+int embm_report_hint(const struct embm_view *v, int nid, struct embm_report_hint *pt)
+{
+	const struct embm_node_stats *ns = &v->stats->node[nid];
+	u64 x = 0, err = 0, w, t = ns->hint_weight, vt = ns->hint_sq, lo, hi, fewest = U64_MAX;
+	struct embm_hot_page *top;
+	unsigned int n, i, next = 1;
+	int nr = 0;
+
+	if (!ns->hint || !t)
+		return 0;
+	top = kvcalloc(EMBM_HINT_PAGES, sizeof(*top), GFP_KERNEL);
+	if (!top)
+		return -ENOMEM;
+	n = embm_hot_top(ns->hint, top, EMBM_HINT_PAGES);
+	w = max(div64_u64(vt, t), 1ULL);	/* the mean weight of a draw */
+	for (i = 0; i < n && nr < EMBM_REPORT_HINT_POINTS; i++) {
+		x += top[i].count;
+		err += top[i].error;
+		fewest = min(fewest, top[i].samples);
+		/* Points at powers of two, and at every page kept. */
+		if (i + 1 != next && i + 1 != n)
+			continue;
+		next *= 2;
+		x = min(x, t);
+		pt[nr].pages = i + 1;
+		pt[nr].share = embm_mul_div_sat(x, EMBM_PPB, t);
+		pt[nr].min_samples = fewest;
+		embm_stats_share_interval(x - min(err, x), embm_mul_div_sat(x - min(err, x), w, 1),
+					  t, vt, &lo, &hi);
+		pt[nr].lo = lo;
+		embm_stats_share_interval(x, embm_mul_div_sat(x, w, 1), t, vt, &lo, &hi);
+		pt[nr].hi = hi;
+		nr++;
+	}
+	kvfree(top);
+	return nr;
 }
 
 /**

@@ -100,7 +100,29 @@ struct embm_report_tasks {
 /* Room for a line of the per-task table: 8 numbers and 2 a slot. */
 #define EMBM_REPORT_TASK_LINE(nr_slots)	(200 + 42 * (nr_slots))
 
+/**
+ * struct embm_report_hint - one point of a node's promotion hint
+ * @pages:	 the hottest pages counted (a power of two, or all kept).
+ * @share:	 the part of the node's sampled accesses they carry, in parts
+ *		 per 10^9 (EMBM_PPB).
+ * @lo:		 its 95% interval's lower bound, the table's error taken out.
+ * @hi:		 the upper bound.
+ * @min_samples: the fewest samples of those pages: below a few, the
+ *		 hottest pages by samples are partly the luckiest, and the
+ *		 share runs high.
+ */
+struct embm_report_hint {
+	u64 pages;
+	u64 share;
+	u64 lo;
+	u64 hi;
+	u64 min_samples;
+};
+
+#define EMBM_REPORT_HINT_POINTS	14	/* 1, 2, 4 ... EMBM_HINT_PAGES, all kept */
+
 unsigned int embm_report_fields(const struct embm_view *v);
+int embm_report_hint(const struct embm_view *v, int nid, struct embm_report_hint *pt);
 struct embm_report_tasks *embm_report_tasks_scale(const struct embm_view *v);
 void embm_report_tasks_header(struct seq_buf *sb, const struct embm_report_tasks *rt);
 void embm_report_task(struct seq_buf *sb, const struct embm_report_tasks *rt,

@@ -167,8 +167,10 @@ static void embm_stats_free(struct embm_stats *st)
 	if (!st)
 		return;
 	if (st->node) {
-		for (nid = 0; nid < st->nr_nodes; nid++)
+		for (nid = 0; nid < st->nr_nodes; nid++) {
 			kvfree(st->node[nid].pages);
+			embm_hot_free(st->node[nid].hint);
+		}
 	}
 	embm_tasks_free(st->tasks);
 	embm_hot_free(st->hot);
@@ -492,8 +494,9 @@ void embm_stats_share_interval(u64 x, u64 vx, u64 t, u64 vt, u64 *lo, u64 *hi)
 	e = div64_u64(e * EMBM_Z_HALF_E4, EMBM_E4);
 	h = int_sqrt64(sd2 + e * e);
 	h = div64_u64(div64_u64(h * EMBM_Z_E4, EMBM_E4) * EMBM_PPB, d);
-	*lo = c > h ? c - h : 0;
-	*hi = min(c + h, EMBM_PPB);
+	/* Wilson's bounds hold the share between them; rounding may not. */
+	*lo = min(c > h ? c - h : 0, p);
+	*hi = max(min(c + h, EMBM_PPB), p);
 }
 
 /**
@@ -768,6 +771,33 @@ static void __embm_stats_add_accesses(struct embm_stats *st, int nid,
 		st->matrix[cnid * st->nr_nodes + nid] += weight;
 }
 
+/*
+ * Add a sample's page to the promotion hint of node @nid, if it is of the
+ * far or CXL tier: its table is made at its first sample.  Caller holds
+ * st->lock; may sleep.
+ */
+static void __embm_stats_add_hint(struct embm_stats *st, int nid, u64 pfn, u64 period)
+{
+	struct embm_node_stats *ns = &st->node[nid];
+
+	lockdep_assert_held(&st->lock);
+	if (st->tier[nid] == EMBM_TIER_DRAM)
+		return;
+	if (!ns->hint) {
+		if (st->hint_nomem)
+			return;
+		ns->hint = embm_hot_alloc(EMBM_HINT_PAGES);
+		if (!ns->hint) {
+			st->hint_nomem = true;
+			return;
+		}
+		st->bytes += embm_hot_bytes(ns->hint);
+	}
+	embm_hot_add(ns->hint, pfn, period);
+	ns->hint_weight += period;
+	ns->hint_sq = embm_add_sat(ns->hint_sq, embm_sq_sat(period));
+}
+
 /**
  * embm_stats_add() - count one sample
  * @st:	  the statistics; caller holds st->lock
@@ -787,16 +817,19 @@ static void __embm_stats_add_accesses(struct embm_stats *st, int nid,
  * latency counts unless a cache, I/O or an uncached access served it
  * (embm_lat_drop(), which the node's lat_dropped counts by reason).
  *
- * The estimates (accesses, the matrix, the hot pages' counts, the latency
- * mean and histogram) weigh the sample by its period, times the base
+ * The estimates (accesses, the matrix, the hot pages' counts, the
+ * promotion hint of a far or CXL node, the latency mean and histogram)
+ * weigh the sample by its period, times the base
  * pages it covers (@s->pages, a power of two: a 2 MiB fault's 512) for
  * accesses and the matrix: a page fault that maps 512 pages stands for
- * 512 first touches.  The hot-page table counts the sample's own page.
+ * 512 first touches.  The hot-page and hint tables count the sample's
+ * own page.
  *
  * Context: ksamplingd (process), st->lock held; may sleep, the first time
  * a node that had no memory at start gets a sample, and the first sample
  * after memory went online or offline anywhere (the windows are scanned
- * again).
+ * again), a far or CXL node's first (its hint table), and a task's first
+ * (its entry in the per-task table).
  */
 void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		    int kind, enum embm_op op, bool latency_only)
@@ -852,6 +885,7 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		embm_tasks_add(st->tasks, s->pid, s->tid, nid, period * nr, s->user, win);
 	__embm_stats_add_accesses(st, nid, s, kind, op, served == EMBM_SERVED_MEM, period * nr);
 	embm_hot_add(st->hot, PHYS_PFN(s->phys), period);
+	__embm_stats_add_hint(st, nid, PHYS_PFN(s->phys), period);
 }
 
 /* log2(@v) in 32.32 fixed point, for @v >= 1; good to about 2^-28. */

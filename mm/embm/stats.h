@@ -20,6 +20,7 @@ struct embm_tasks;
 
 #define EMBM_LAT_BUCKETS	32	/* log2 buckets of latency in cycles */
 #define EMBM_PPB		1000000000ULL	/* shares of the intervals: parts per 10^9 */
+#define EMBM_HINT_PAGES		4096	/* pages a far or CXL node's hint table keeps */
 
 /**
  * struct embm_node_stats - what landed on one memory node
@@ -66,6 +67,12 @@ struct embm_tasks;
  *		kind: what the variance of the estimates is made of
  *		(embm_stats_share_interval()); U64_MAX when they overflow.
  * @kind_mem_sq: likewise of @kind_mem.
+ * @hint:	for a node of the far or CXL tier, its hottest pages, up to
+ *		EMBM_HINT_PAGES (space-saving, weighted by the periods: the
+ *		promotion hint); NULL for the others and until its first
+ *		sample.
+ * @hint_weight: the periods added to @hint.
+ * @hint_sq:	the sum of their squares; U64_MAX when it overflows.
  * @present:	the node had memory at start, or got a sample since: it is
  *		in the reports.
  */
@@ -90,6 +97,9 @@ struct embm_node_stats {
 	u64 kind_user[EMBM_MAX_EVENTS];
 	u64 kind_sq[EMBM_MAX_EVENTS];
 	u64 kind_mem_sq[EMBM_MAX_EVENTS];
+	struct embm_hot *hint;
+	u64 hint_weight;
+	u64 hint_sq;
 	bool present;
 };
 
@@ -166,6 +176,8 @@ struct embm_kind_stats {
  *		gets memory during the session.
  * @nr_win:	how many of @win are in use.
  * @win_over:	windows seen beyond EMBM_MAX_WINDOWS, not followed.
+ * @hint_nomem: a node's hint table could not be allocated: none is tried
+ *		again.
  * @mem_gen:	the memory hotplug generation of the last scan of @win.
  * @cxl_nodes:	the nodes whose System RAM that scan found mostly in @win.
  * @bytes:	the memory these statistics take, page bitmaps and hot-page
@@ -197,6 +209,7 @@ struct embm_stats {
 	struct embm_window win[EMBM_MAX_WINDOWS];
 	int nr_win;
 	unsigned int win_over;
+	bool hint_nomem;
 	int mem_gen;
 	nodemask_t cxl_nodes;
 	size_t bytes;

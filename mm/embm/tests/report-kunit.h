@@ -98,8 +98,54 @@ static void embm_report_test(struct kunit *test)
 	__free_page(page);
 }
 
+/*
+ * The promotion hint of a node made far: one page with 30 samples, one
+ * with 10, ten with one, all at period 10: the hottest page carries 60%
+ * of the node's 500 accesses, two 80%, four 84%, eight 92%, the twelve
+ * kept 100%; a DRAM node has none.
+ */
+static void embm_report_hint_test(struct kunit *test)
+{
+	struct embm_view *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+	struct embm_sample s = { .cpu = 0, .period = 10 };
+	struct embm_report_hint pt[EMBM_REPORT_HINT_POINTS];
+	static const u64 pages[] = { 1, 2, 4, 8, 12 };
+	static const u64 share[] = { 60, 80, 84, 92, 100 };
+	struct page *page = alloc_pages(GFP_KERNEL, 4);
+	int nid, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	v->stats = embm_stats_alloc(8);
+	KUNIT_ASSERT_NOT_NULL(test, v->stats);
+	embm_stats_classify_nodes(v->stats);
+	nid = page_to_nid(page);
+	mutex_lock(&v->stats->lock);
+	KUNIT_EXPECT_EQ(test, 0, embm_report_hint(v, nid, pt));
+	v->stats->tier[nid] = EMBM_TIER_FAR;
+	for (i = 0; i < 50; i++) {
+		int pg = i < 30 ? 0 : i < 40 ? 1 : i - 38;
+
+		s.phys = PFN_PHYS(page_to_pfn(page) + pg);
+		embm_stats_add(v->stats, &s, 0, EMBM_OP_LOAD, false);
+	}
+	KUNIT_ASSERT_EQ(test, (int)ARRAY_SIZE(pages), embm_report_hint(v, nid, pt));
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		KUNIT_EXPECT_EQ(test, pages[i], pt[i].pages);
+		KUNIT_EXPECT_EQ(test, share[i] * (EMBM_PPB / 100), pt[i].share);
+		KUNIT_EXPECT_LE(test, pt[i].lo, pt[i].share);
+		KUNIT_EXPECT_GE(test, pt[i].hi, pt[i].share);
+	}
+	KUNIT_EXPECT_EQ(test, 30ULL, pt[0].min_samples);
+	KUNIT_EXPECT_EQ(test, 1ULL, pt[4].min_samples);
+	mutex_unlock(&v->stats->lock);
+	embm_stats_put(v->stats);
+	__free_pages(page, 4);
+}
+
 static struct kunit_case embm_report_test_cases[] = {
 	KUNIT_CASE(embm_report_test),
+	KUNIT_CASE(embm_report_hint_test),
 	{}
 };
 
