@@ -246,6 +246,17 @@ static const struct col hot_cols[] = {
 	COL("study", COL_STUDY, struct embm_hot, study),
 };
 
+static const struct col hint_cols[] = {
+	COL("node", COL_INT, struct embm_hint_row, node),
+	COL("tier", COL_STR, struct embm_hint_row, tier),
+	COL("pages", COL_ULL, struct embm_hint_row, pages),
+	COL("bytes", COL_ULL, struct embm_hint_row, bytes),
+	COL("share_pct", COL_DOUBLE, struct embm_hint_row, share),
+	COL("share_lo_pct", COL_DOUBLE, struct embm_hint_row, share_lo),
+	COL("share_hi_pct", COL_DOUBLE, struct embm_hint_row, share_hi),
+	COL("min_samples", COL_ULL, struct embm_hint_row, min_samples),
+};
+
 /* Store field @s as column @c of the row at @row; -1 if it does not parse. */
 static int parse_field(const struct col *c, const char *s, char *row)
 {
@@ -617,4 +628,21 @@ void embm_proc_free_tasks(struct embm_tasks_table *t)
 	free(t->rows);
 	free(t->counts);
 	memset(t, 0, sizeof(*t));
+}
+
+/**
+ * embm_proc_read_hint() - read DIR/hint
+ * @dir:  normally EMBM_PROC_DIR
+ * @rows: at most @max points, node by node, fewest pages first
+ * @max:  size of @rows
+ *
+ * Return: the number of points (0 when idle, without far or CXL nodes, or
+ * on a kernel without the file), or -1 with errno set.
+ */
+int embm_proc_read_hint(const char *dir, struct embm_hint_row *rows, int max)
+{
+	int n = read_table(dir, "hint", hint_cols, ARRAY_SIZE(hint_cols), rows, sizeof(*rows),
+			   max);
+
+	return n < 0 && errno == ENOENT ? 0 : n;
 }

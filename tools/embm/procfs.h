@@ -59,6 +59,17 @@ struct embm_node {
 	char windows[EMBM_PROC_LIST];
 };
 
+/*
+ * One row of /proc/embm/hint: a point of a far or CXL node's promotion
+ * hint, how much of its sampled accesses its hottest @pages carry.
+ */
+struct embm_hint_row {
+	int node;
+	char tier[EMBM_PROC_WORD];
+	unsigned long long pages, bytes, min_samples;
+	double share, share_lo, share_hi;	/* percent */
+};
+
 /* One row of /proc/embm/windows: a CXL window. */
 struct embm_cxl_window {
 	char name[EMBM_PROC_WORD];
@@ -119,6 +130,7 @@ int embm_proc_read_windows(const char *dir, struct embm_cxl_window *w, int max);
 int embm_proc_read_matrix(const char *dir, struct embm_matrix *m, int max);
 void embm_proc_free_matrix(struct embm_matrix *m);
 int embm_proc_read_tasks(const char *dir, struct embm_tasks_table *t, int max);
+int embm_proc_read_hint(const char *dir, struct embm_hint_row *rows, int max);
 void embm_proc_free_tasks(struct embm_tasks_table *t);
 
 #endif /* __EMBM_TOOLS_PROCFS_H */

@@ -157,6 +157,9 @@ int embm_report_read(struct embm_report *r, const char *dir)
 		goto out_free;
 	if (embm_proc_read_tasks(dir, &r->tasks, r->tasks_count + 1))
 		goto out_free;
+	r->nr_hint = embm_proc_read_hint(dir, r->hint, EMBM_TOOLS_MAX_HINT);
+	if (r->nr_hint < 0)
+		goto out_free;
 	return 0;
 
 out_free:
@@ -356,6 +359,61 @@ static void print_tasks(FILE *f, const struct embm_report *r, unsigned int top)
 		fprintf(f, "(%d more tasks: -t N, or /proc/embm/tasks)\n", t->nr_rows - 1 - shown);
 }
 
+/* @bytes as "256 KiB", "2 MiB". */
+static const char *size_str(unsigned long long bytes, char *buf, size_t size)
+{
+	if (bytes >= (1ULL << 30) && !(bytes % (1ULL << 30)))
+		snprintf(buf, size, "%llu GiB", bytes >> 30);
+	else if (bytes >= (1ULL << 20) && !(bytes % (1ULL << 20)))
+		snprintf(buf, size, "%llu MiB", bytes >> 20);
+	else
+		snprintf(buf, size, "%llu KiB", bytes >> 10);
+	return buf;
+}
+
+/*
+ * The promotion hint: for each far or CXL node, how much of its sampled
+ * accesses its hottest 64, 512 and 4096 pages carry (or all it kept,
+ * where fewer), with their intervals; the whole curve is in
+ * /proc/embm/hint and the JSON.
+ */
+static void print_hint(FILE *f, const struct embm_report *r)
+{
+	static const unsigned long long sizes[] = { 64, 512, 4096 };
+	int i = 0;
+
+	if (!r->nr_hint)
+		return;
+	fprintf(f, "\npromotion hint: the part of each far or CXL node's sampled %s %s:\n",
+		unit(r), "that its hottest pages carry");
+	while (i < r->nr_hint) {
+		int node = r->hint[i].node, end = i, k;
+		unsigned long long last = 0;
+		char size[32];
+
+		while (end < r->nr_hint && r->hint[end].node == node)
+			end++;
+		fprintf(f, "  node %d %s:", node, r->hint[i].tier);
+		for (k = 0; k < (int)(sizeof(sizes) / sizeof(sizes[0])); k++) {
+			const struct embm_hint_row *h = NULL;
+
+			/* The point of that many pages, or all kept where fewer. */
+			for (int j = i; j < end; j++)
+				if (r->hint[j].pages <= sizes[k])
+					h = &r->hint[j];
+			if (!h || h->pages <= last)
+				continue;
+			fprintf(f, "%s %llu pages (%s) %.1f%% [%.1f-%.1f]%s", last ? "," : "",
+				h->pages, size_str(h->bytes, size, sizeof(size)), h->share,
+				h->share_lo, h->share_hi,
+				h->min_samples < 4 ? " (pages sampled < 4 times: runs high)" : "");
+			last = h->pages;
+		}
+		fprintf(f, "\n");
+		i = end;
+	}
+}
+
 /*
  * Who drove each node: for a session of many processes (system-wide or a
  * cgroup), the processes with the most estimated accesses on each node,
@@ -526,6 +584,7 @@ void embm_report_print(FILE *f, const struct embm_report *r, const char *what,
 	}
 	print_windows(f, r);
 	print_totals(f, r);
+	print_hint(f, r);
 	print_drivers(f, r);
 	if (r->per_task)
 		print_tasks(f, r, top);
@@ -587,6 +646,28 @@ void embm_json_str(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/* The promotion hint, each far or CXL node's curve, as "hint". */
+static void json_hint(FILE *f, const struct embm_report *r)
+{
+	fprintf(f, ",\n \"hint\": [");
+	for (int i = 0; i < r->nr_hint; i++) {
+		const struct embm_hint_row *h = &r->hint[i];
+		bool first = !i || r->hint[i - 1].node != h->node;
+		bool last = i + 1 == r->nr_hint || r->hint[i + 1].node != h->node;
+
+		if (first)
+			fprintf(f, "%s\n  {\"node\": %d, \"tier\": \"%s\", \"curve\": [", i ? "," : "",
+				h->node, h->tier);
+		fprintf(f, "%s{\"pages\": %llu, \"bytes\": %llu, \"share_pct\": %.2f, ",
+			first ? "" : ", ", h->pages, h->bytes, h->share);
+		fprintf(f, "\"share_lo_pct\": %.2f, \"share_hi_pct\": %.2f, \"min_samples\": %llu}",
+			h->share_lo, h->share_hi, h->min_samples);
+		if (last)
+			fprintf(f, "]}");
+	}
+	fprintf(f, "%s]", r->nr_hint ? "\n " : "");
 }
 
 /*
@@ -751,6 +832,7 @@ void embm_report_json(FILE *f, const struct embm_report *r, const char *tool,
 			h->error, h->samples, i + 1 < r->nr_hot && i + 1 < (int)top ? "," : "");
 	}
 	fprintf(f, "%s", r->hot_hidden ? "" : " ]");
+	json_hint(f, r);
 	if (r->per_task)
 		json_tasks(f, r);
 	if (more)

@@ -13,6 +13,7 @@
 #define EMBM_TOOLS_MAX_NODES	1024
 #define EMBM_TOOLS_MAX_HOT	65536
 #define EMBM_TOOLS_MAX_WINDOWS	16
+#define EMBM_TOOLS_MAX_HINT	(64 * 14)	/* 64 far or CXL nodes' curves */
 #define EMBM_TOOLS_MAX_TASKS	(1 << 20)	/* the max_tasks knob's most, + other */
 
 /* Columns of the nodes table a source may lack (status's source_fields). */
@@ -54,6 +55,9 @@ struct embm_report {
 	unsigned long long cxl_windows, cxl_device;
 	int nr_win;			/* -1: windows is for root */
 	struct embm_cxl_window win[EMBM_TOOLS_MAX_WINDOWS];
+	/* The promotion hint of the far and CXL nodes: curves, node by node. */
+	int nr_hint;
+	struct embm_hint_row hint[EMBM_TOOLS_MAX_HINT];
 	/* The per-task table; its rows in the text report when @per_task. */
 	struct embm_tasks_table tasks;
 	unsigned long long tasks_count, tasks_max, tasks_other_samples;
