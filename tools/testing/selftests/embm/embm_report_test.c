@@ -30,7 +30,7 @@ static void put(const char *dir, const char *name, const char *text)
 }
 
 static const char *const files[] = {
-	"status", "nodes", "latency", "matrix", "hotpages", "windows",
+	"status", "nodes", "latency", "matrix", "hotpages", "windows", "tasks", "hint",
 };
 
 static void clean(const char *dir)
@@ -130,6 +130,103 @@ TEST(report_carries_the_hardware_figures)
 	put(dir, "latency", "");
 	ASSERT_EQ(0, embm_report_read(&r, dir));
 	EXPECT_EQ(0, node_of(&r, 1)->lat_dropped_unknown);
+	embm_report_free(&r);
+	clean(dir);
+}
+
+/*
+ * A system-wide emu session on a DRAM and a CXL node, made up: two
+ * processes (one of two threads) and the other tasks' row in tasks, and
+ * the CXL node's promotion hint.
+ */
+static void fake_tasks(const char *dir)
+{
+	put(dir, "status",
+	    "state done\ntarget -1\nnode 3\nsource emu\nsamples 100\nattributed 100\n"
+	    "accesses 1000\naccesses_lo 900\naccesses_hi 1100\n"
+	    "tasks 3\ntasks_max 3\ntasks_other_samples 10\nkinds_multiplexed 0\n");
+	put(dir, "nodes",
+	    "node tier samples share_pct share_lo_pct share_hi_pct accesses accesses_lo accesses_hi user_samples kernel_samples user_accesses kernel_accesses pages study cxl_samples windows\n"
+	    "3 cxl 40 40.00 30.50 50.25 400 300 500 30 10 300 100 40 * 40 w0\n"
+	    "0 dram 60 60.00 49.75 69.50 600 480 720 60 0 600 0 60 - 0 -\n");
+	put(dir, "tasks",
+	    "pid tid comm samples accesses share_pct user_accesses kernel_accesses cxl_accesses n0_samples n0_accesses n3_samples n3_accesses nother_samples nother_accesses\n"
+	    "10 11 bench 40 400 40.00 300 100 300 10 100 30 300 0 0\n"
+	    "20 20 other-job 30 300 30.00 300 0 0 30 300 0 0 0 0\n"
+	    "10 12 bench 20 200 20.00 200 0 100 10 100 10 100 0 0\n"
+	    "-1 -1 (other) 10 100 10.00 100 0 0 10 100 0 0 0 0\n");
+	put(dir, "hint",
+	    "node tier pages bytes share_pct share_lo_pct share_hi_pct min_samples\n"
+	    "3 cxl 1 4096 50.00 40.00 60.00 20\n"
+	    "3 cxl 64 262144 90.00 85.00 95.00 5\n"
+	    "3 cxl 100 409600 100.00 99.00 100.00 1\n");
+	put(dir, "latency", "");
+	put(dir, "matrix", "cpu_node mem0 mem3\n0 600 400\n");
+	put(dir, "hotpages", "rank pfn node tier count error samples study\n");
+	put(dir, "windows", "window start end node samples device_samples\n");
+}
+
+TEST(report_tasks_hint_and_intervals)
+{
+	char dir[] = "/tmp/embm_report_XXXXXX", *text = NULL;
+	static const char *const want[] = {
+		"  3 cxl          40  40.00% [30.50- 50.25]",
+		"accesses 1000, 95% interval 900-1100 (sampling error only); user 900 (90.0%, 90 samples), kernel 100 (10.0%, 10 samples)",
+		"  node 3 cxl: 64 pages (256 KiB) 90.0% [85.0-95.0], 100 pages (400 KiB) 100.0% [99.0-100.0] (pages sampled < 4 times: runs high)\n",
+		/* bench's two threads summed: 300 + 100 of node 3's 400. */
+		"  node 3 cxl: bench 10 100.0%\n",
+		"  node 0 dram: other-job 20 50.0%, bench 10 33.3%, other tasks 16.7%\n",
+		"      10       11 bench                   40  40.00%   25.0%  75.0%      25.0%      75.0%       0.0%\n",
+		"       -        - (other tasks)           10  10.00%    0.0%   0.0%     100.0%       0.0%       0.0%\n",
+		"\"share_lo_pct\": 30.50, \"share_hi_pct\": 50.25, ",
+		"\"accesses_lo\": 300, \"accesses_hi\": 500, ",
+		"\"user_accesses\": 300, \"kernel_accesses\": 100, ",
+		"{\"node\": 3, \"tier\": \"cxl\", \"curve\": [{\"pages\": 1, \"bytes\": 4096, ",
+		"{\"pid\": 20, \"tid\": 20, \"comm\": \"other-job\", \"samples\": 30, ",
+		"{\"pid\": null, \"tid\": null, \"comm\": \"(other tasks)\", ",
+		"{\"node\": null, \"samples\": 0, \"accesses\": 0}]}\n",
+	};
+	struct embm_report r;
+	size_t size = 0;
+	unsigned int i;
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	fake_tasks(dir);
+	ASSERT_EQ(0, embm_report_read(&r, dir));
+	ASSERT_EQ(4, r.tasks.nr_rows);
+	ASSERT_EQ(3, r.tasks.nr_cols);
+	EXPECT_EQ(0, r.tasks.cols[0]);
+	EXPECT_EQ(3, r.tasks.cols[1]);
+	EXPECT_EQ(-1, r.tasks.cols[2]);
+	EXPECT_EQ(300, r.tasks.rows[0].node_accesses[1]);
+	EXPECT_EQ(3, r.nr_hint);
+	r.per_task = true;
+	f = open_memstream(&text, &size);
+	ASSERT_NE(NULL, f);
+	embm_report_print(f, &r, NULL, 10);
+	embm_report_json(f, &r, "embm-run", NULL, 0, NULL, NULL);
+	fclose(f);
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		EXPECT_NE(NULL, strstr(text, want[i])) TH_LOG("want[%u] missing: %s", i, want[i]);
+	if (_metadata->exit_code)
+		TH_LOG("%s", text);
+	free(text);
+	embm_report_free(&r);
+
+	/* A row short of a field, a pid that is not a number: refused. */
+	put(dir, "tasks", "pid tid comm samples accesses\n10 11 bench 40\n");
+	EXPECT_EQ(-1, embm_report_read(&r, dir));
+	put(dir, "tasks", "pid tid comm samples accesses\nten 11 bench 40 400\n");
+	EXPECT_EQ(-1, embm_report_read(&r, dir));
+	/* A kernel without the files: no rows, the report stands. */
+	unlink(strcat(strcpy(text = malloc(1100), dir), "/tasks"));
+	strcat(strcpy(text, dir), "/hint");
+	unlink(text);
+	free(text);
+	ASSERT_EQ(0, embm_report_read(&r, dir));
+	EXPECT_EQ(0, r.tasks.nr_rows);
+	EXPECT_EQ(0, r.nr_hint);
 	embm_report_free(&r);
 	clean(dir);
 }
