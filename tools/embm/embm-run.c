@@ -38,7 +38,10 @@
 
 #include "cmdline.h"
 #include "errors.h"
+#include "plot.h"
 #include "report.h"
+#include "residency.h"
+#include "ticks.h"
 #include "uncore.h"
 #include "vmstat.h"
 
@@ -280,45 +283,182 @@ static void vmstat_final(void)
 	embm_vmstat_read(&vmstat_end, "");
 }
 
-/* The members embm-run adds to the JSON report: bandwidth, then vmstat. */
+/*
+ * The target's resident pages per node (residency.c), read while it
+ * lives: a command's at each reading until it exits (its memory is gone
+ * before its parent can see it exited), a --pid's or a cgroup's also at
+ * the end.  Read every RESIDENCY_EVERY seconds, or at each tick when the
+ * ticks are shorter.  A system-wide session has none: pages belong to
+ * processes.
+ */
+#define RESIDENCY_EVERY	1.0
+
+static struct embm_residency residency;
+static struct {
+	pid_t pid;		/* a process: the command or --pid */
+	const char *cgroup;	/* or the processes of a cgroup */
+} res_target;
+static struct timespec session_t0;	/* the session's start, for the readings' time */
+
+static unsigned long long session_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - session_t0.tv_sec) * 1000ULL +
+	       (now.tv_nsec - session_t0.tv_nsec) / 1000000;
+}
+
+static void residency_read(void)
+{
+	int err;
+
+	if (res_target.cgroup)
+		err = embm_residency_read_cgroup(&residency, res_target.cgroup, "");
+	else if (res_target.pid > 0)
+		err = embm_residency_read_pid(&residency, res_target.pid, "");
+	else
+		return;
+	if (!err)
+		residency.elapsed_ms = session_ms();
+}
+
+/* The members embm-run adds to the JSON report: bandwidth, vmstat, residency. */
 static void more_json(FILE *f, void *arg)
 {
 	embm_unc_report(f, &uncore, &uncore_result, true);
 	embm_vmstat_json(f, &vmstat_start, arg);
+	embm_residency_json(f, &residency);
+}
+
+/* What the options choose. */
+struct run_args {
+	int node;
+	bool system_wide;
+	pid_t pid;
+	const char *cgroup;
+	int cgfd;		/* @cgroup, open */
+	double duration, interval;	/* seconds, >= 0 */
+	bool duration_given;
+	bool cumulative;	/* the ticks give the totals since the start */
+	unsigned int top;
+	bool json;
+	const char *output;	/* or NULL: stdout */
+	const char *plot;	/* --plot FILE.png, or NULL */
+};
+
+/*
+ * The ticks (ticks.c): with --interval a line (or a JSON line) each, what
+ * the session counted since the last; with --plot gathered for the
+ * picture, every PLOT_TICK seconds without --interval.
+ */
+#define PLOT_TICK	1.0
+
+static struct embm_tick_base tick_base;
+static struct embm_plot plot;
+static bool plotting;
+
+static void plot_cleanup(void)
+{
+	embm_plot_abort(&plot);
+}
+
+/* The tick that ends with report @r: printed with --interval, kept with --plot. */
+static void tick(FILE *out, const struct run_args *a, const struct embm_report *r, bool end)
+{
+	struct embm_tick k;
+
+	if (embm_tick_take(&tick_base, r, a->cumulative, end, &k))
+		fatal("out of memory");
+	if (a->interval > 0) {
+		if (a->json)
+			embm_tick_json(out, &k);
+		else
+			embm_tick_print(out, &k);
+		fflush(out);
+	}
+	if (plotting && embm_plot_add(&plot, &k, r))
+		fatal("out of memory");
+	embm_tick_free(&k);
+}
+
+/* A tick of the running session. */
+static void tick_now(FILE *out, const struct run_args *a)
+{
+	struct embm_report r;
+
+	if (embm_report_read(&r, proc_dir)) {
+		fprintf(stderr, "embm-run: cannot read %s: %m\n", proc_dir);
+		return;
+	}
+	tick(out, a, &r, false);
+	embm_report_free(&r);
 }
 
 /*
- * The report, with the uncore figures and the tiering counters: an
- * interim one's since the last report (the counters' since the start),
- * the final one's those uncore_final() and vmstat_final() read.
+ * The JSON report on one line, for JSON Lines (-j -i): written into
+ * memory, its newlines dropped.  They stand only between members and
+ * elements (embm_json_str() escapes those of strings), so the object is
+ * the same.
  */
-static void report(FILE *out, const char *what, bool json, unsigned int top, bool final)
+static void json_one_line(FILE *out, const struct embm_report *r, const char *what,
+			  unsigned int top)
 {
-	struct embm_vmstat now, *vm = &vmstat_end;
-	struct embm_report r;
+	char *buf = NULL;
+	size_t len = 0, i, j;
+	FILE *m;
 
-	if (!final) {
-		embm_unc_read(&uncore, &uncore_result, true);
-		embm_vmstat_read(&now, "");
-		vm = &now;
-	}
+	m = open_memstream(&buf, &len);
+	if (!m)
+		fatal("open_memstream: %m");
+	embm_report_json(m, r, "embm-run", what, top, more_json, &vmstat_end);
+	if (fclose(m))
+		fatal("open_memstream: %m");
+	for (i = j = 0; i < len; i++)
+		if (buf[i] != '\n')
+			buf[j++] = buf[i];
+	fwrite(buf, 1, j, out);
+	fputc('\n', out);
+	free(buf);
+}
+
+/*
+ * The final report, with the uncore figures, the tiering counters
+ * uncore_final() and vmstat_final() read, and the resident pages; after
+ * the last tick, taken from the same read so that the ticks add up to
+ * the report's totals.  Then the picture.  Returns 0, or 1 when the
+ * picture could not be drawn.
+ */
+static int report(FILE *out, const struct run_args *a, const char *what)
+{
+	struct embm_report r;
+	char why[512];
+	int err = 0;
+
 	if (embm_report_read(&r, proc_dir)) {
 		fprintf(stderr, "embm-run: cannot read %s: %m\n", proc_dir);
-		goto out;
+		return 1;
 	}
 	r.per_task = per_task;
-	if (json) {
-		embm_report_json(out, &r, "embm-run", what, top, more_json, vm);
+	if (a->interval > 0 || plotting)
+		tick(out, a, &r, true);
+	if (a->json && a->interval > 0) {
+		json_one_line(out, &r, what, a->top);
+	} else if (a->json) {
+		embm_report_json(out, &r, "embm-run", what, a->top, more_json, &vmstat_end);
 	} else {
-		embm_report_print(out, &r, what, top);
+		embm_report_print(out, &r, what, a->top);
+		embm_residency_print(out, &residency, &r);
 		embm_unc_report(out, &uncore, &uncore_result, false);
-		embm_vmstat_print(out, &vmstat_start, vm);
+		embm_vmstat_print(out, &vmstat_start, &vmstat_end);
+	}
+	fflush(out);
+	if (plotting && embm_plot_write(&plot, &r, proc_dir, what, why, sizeof(why))) {
+		fprintf(stderr, "embm-run: --plot: %s\n", why);
+		err = 1;
 	}
 	embm_report_free(&r);
-	fflush(out);
-out:
-	if (!final)
-		embm_vmstat_free(&now);
+	return err;
 }
 
 static bool session_running(void)
@@ -333,12 +473,16 @@ static bool session_running(void)
 	return running;
 }
 
-/* Wait for @pidfd (or, with -1, a signal, the deadline or the session's end). */
-static int wait_loop(int pidfd, double duration, double interval, FILE *out,
-		     const char *what, bool json, unsigned int top)
+/*
+ * Wait for @pidfd (or, with -1, a signal, the deadline or the session's
+ * end), taking the ticks and reading the resident pages meanwhile.
+ */
+static int wait_loop(int pidfd, double duration, FILE *out, const struct run_args *a)
 {
+	double every = a->interval > 0 ? a->interval : plotting ? PLOT_TICK : 0;
+	double res_every = every > 0 && every < RESIDENCY_EVERY ? every : RESIDENCY_EVERY;
+	double next = every, res_next = res_every, elapsed;
 	struct timespec t0, now;
-	double next = interval, elapsed;
 	int timeout;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -347,9 +491,13 @@ static int wait_loop(int pidfd, double duration, double interval, FILE *out,
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		elapsed = now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (interval > 0 && elapsed >= next) {
-			report(out, what, json, top, false);
-			next += interval;
+		if (elapsed >= res_next) {
+			residency_read();
+			res_next += res_every;
+		}
+		if (every > 0 && elapsed >= next) {
+			tick_now(out, a);
+			next += every;
 		}
 		if (duration > 0 && elapsed >= duration)
 			return 0;
@@ -367,20 +515,6 @@ static int wait_loop(int pidfd, double duration, double interval, FILE *out,
 		}
 	}
 }
-
-/* What the options choose. */
-struct run_args {
-	int node;
-	bool system_wide;
-	pid_t pid;
-	const char *cgroup;
-	int cgfd;		/* @cgroup, open */
-	double duration, interval;	/* seconds, >= 0 */
-	bool duration_given;
-	unsigned int top;
-	bool json;
-	const char *output;	/* or NULL: stdout */
-};
 
 static void print_usage(FILE *f)
 {
@@ -400,7 +534,12 @@ static void print_usage(FILE *f)
 		"  -d, --duration S   stop after S seconds (--pid, --system, --cgroup)\n"
 		"  -S, --source NAME  auto, pebs, ibs, emu or swfault for this session\n"
 		"  -P, --period N     sample period for this session (0: the source's)\n"
-		"  -i, --interval S   print a snapshot every S seconds while running\n"
+		"  -i, --interval S   a line every S seconds: what the tick sampled (-j: a\n"
+		"                     JSON object a line, the final report as the last)\n"
+		"  -C, --cumulative   the ticks' lines give the totals since the start\n"
+		"      --plot FILE    draw the shares over time and the latency per tier\n"
+		"                     into FILE (PNG, with gnuplot), the figures into\n"
+		"                     FILE's .dat; a tick every second without -i\n"
 		"  -t, --top N        hot pages (and tasks) to show (default 10)\n"
 		"  -T, --per-task     the tasks, by estimated accesses, and their nodes\n"
 		"  -j, --json         print the report as JSON\n"
@@ -418,6 +557,12 @@ static void print_usage(FILE *f)
 		"and per node numa_*, pgpromote_*, pgdemote_*, nr_free_pages, nr_anon_pages\n"
 		"and nr_file_pages (-j: \"vmstat\", every one of them, zero or not).\n"
 		"\n"
+		"Beside the shares, the target's resident pages per node, anonymous and\n"
+		"file (mapped page cache), from /proc/PID/numa_maps (a cgroup's processes\n"
+		"summed; none system-wide): read every second (or each shorter tick) while\n"
+		"it runs and at the end for --pid and --cgroup; a command's last reading\n"
+		"is from before it exited (-j: \"residency\").\n"
+		"\n"
 		"--source and --period stay set while the session runs and are put back\n"
 		"when embm-run exits, whatever the way (not when it is killed with SIGKILL).\n"
 		"\n"
@@ -428,6 +573,8 @@ static void print_usage(FILE *f)
 	fputs(embm_report_legend, f);
 }
 
+enum { OPT_PLOT = 256 };	/* long options without a letter */
+
 static const struct option opts[] = {
 	{ "node",	required_argument,	NULL, 'n' },
 	{ "system",	no_argument,		NULL, 's' },
@@ -437,6 +584,8 @@ static const struct option opts[] = {
 	{ "source",	required_argument,	NULL, 'S' },
 	{ "period",	required_argument,	NULL, 'P' },
 	{ "interval",	required_argument,	NULL, 'i' },
+	{ "cumulative",	no_argument,		NULL, 'C' },
+	{ "plot",	required_argument,	NULL, OPT_PLOT },
 	{ "top",	required_argument,	NULL, 't' },
 	{ "per-task",	no_argument,		NULL, 'T' },
 	{ "json",	no_argument,		NULL, 'j' },
@@ -454,7 +603,7 @@ static void parse_args(int argc, char **argv, struct run_args *a)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+n:sp:c:d:S:P:i:t:Tjo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+n:sp:c:d:S:P:i:Ct:Tjo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			a->node = parse_long("--node", optarg, -1, 1000000000);
@@ -480,6 +629,12 @@ static void parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case 'i':
 			a->interval = parse_seconds("--interval", optarg);
+			break;
+		case 'C':
+			a->cumulative = true;
+			break;
+		case OPT_PLOT:
+			a->plot = optarg;
 			break;
 		case 't':
 			a->top = parse_long("--top", optarg, 0, 1000000000);
@@ -518,6 +673,8 @@ static void check_target(const struct run_args *a, int argc)
 	/* It used to be ignored there: the command's exit ends the session. */
 	if (a->duration_given && argc)
 		usage_error("--duration and a command cannot be combined: the command ends it");
+	if (a->cumulative && !(a->interval > 0) && !a->plot)
+		usage_error("--cumulative needs --interval S (S > 0) or --plot");
 }
 
 /* Sample a running process, a cgroup or the system until told to stop. */
@@ -536,14 +693,15 @@ static int run_attached(const struct run_args *a, const struct embm_start_req *q
 	knobs_set(what);
 	embm_vmstat_read(&vmstat_start, "");
 	start_or_die(target, flags, q, what);
+	clock_gettime(CLOCK_MONOTONIC, &session_t0);
 	uncore_start(true);
-	wait_loop(-1, a->duration, a->interval, out, what, a->json, a->top);
+	wait_loop(-1, a->duration, out, a);
+	residency_read();
 	uncore_final();
 	vmstat_final();
 	session_end();
 	knobs_restore();
-	report(out, what, a->json, a->top, true);
-	return 0;
+	return report(out, a, what);
 }
 
 /*
@@ -630,8 +788,11 @@ static int run_command(const struct run_args *a, const struct embm_start_req *q,
 	if (a->cgroup)
 		join_cgroup(a->cgroup, child);
 	target = a->cgroup ? a->cgfd : a->system_wide ? EMBM_PID_SYSTEM : child;
+	if (!a->cgroup && !a->system_wide)
+		res_target.pid = child;
 	embm_vmstat_read(&vmstat_start, "");
 	start_or_die(target, flags, q, who);
+	clock_gettime(CLOCK_MONOTONIC, &session_t0);
 	uncore_start(false);
 	/* The child waits for go[] and cannot have been reaped yet. */
 	child_pidfd = syscall(SYS_pidfd_open, child, 0);
@@ -645,7 +806,7 @@ static int run_command(const struct run_args *a, const struct embm_start_req *q,
 	if (err)
 		return exec_failed(child, argv[0], err);
 
-	wait_loop(child_pidfd, 0, a->interval, out, what, a->json, a->top);
+	wait_loop(child_pidfd, 0, out, a);
 	uncore_final();
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR)
@@ -654,10 +815,13 @@ static int run_command(const struct run_args *a, const struct embm_start_req *q,
 	vmstat_final();
 	session_end();
 	knobs_restore();
-	report(out, what, a->json, a->top, true);
+	err = report(out, a, what);
 	if (out != stdout)
 		fclose(out);
 
+	/* The picture failed: the command's own failure says more. */
+	if (err && WIFEXITED(status) && !WEXITSTATUS(status))
+		return 1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
@@ -681,6 +845,27 @@ int main(int argc, char **argv)
 		if (a.cgfd < 0)
 			fatal("cannot open cgroup %s: %m", a.cgroup);
 	}
+	/* Before anything runs or is written: a picture that cannot be drawn. */
+	if (a.plot) {
+		char why[512];
+
+		if (embm_plot_check(&plot, a.plot, why, sizeof(why))) {
+			fprintf(stderr, "embm-run: %s\n", why);
+			exit(1);
+		}
+		plotting = true;
+		atexit(plot_cleanup);
+	}
+	embm_ticks_init(&tick_base);
+	res_target.pid = a.pid;
+	res_target.cgroup = a.cgroup;
+	if (a.system_wide)
+		snprintf(residency.why, sizeof(residency.why),
+			 "system-wide: resident pages are a process's (numa_maps)");
+	else
+		snprintf(residency.why, sizeof(residency.why),
+			 "the target ended before its numa_maps was read (every %.1f s, or each tick)",
+			 RESIDENCY_EVERY);
 	out = open_output(a.output);
 	catch_signals();
 
