@@ -1,14 +1,39 @@
 # SPDX-License-Identifier: GPL-2.0
 # embm: the demo. Installs, builds, boots the guest with a CXL memory
 # expander and runs a workload under embm-run. Sourced, not run.
+#
+# The first workload runs with embm-run --plot: the guest prints the PNG
+# on its console, base64-encoded on lines "EMBM-B64 ..." (run_guest keeps
+# them off the screen; the guest has no other way back to the host), and
+# the demo decodes it from the console log into $EMBM_BUILD/demo.png.
+
+# demo_picture LOG OUT: the PNG the guest printed into LOG, written to OUT.
+demo_picture() {
+	local logf=$1 out=$2
+	grep -q '^EMBM-B64 ' "$logf" || { log "the guest printed no picture"; return 1; }
+	sed -n 's/^EMBM-B64 //p' "$logf" | base64 -d >"$out.tmp" 2>/dev/null &&
+		[ "$(head -c 8 "$out.tmp" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || {
+		rm -f "$out.tmp"
+		log "the picture did not come through the console whole"
+		return 1
+	}
+	mv "$out.tmp" "$out" && log "the picture: $out"
+}
 
 cmd_demo() {
+	local a adds=() logf rc
 	cmd_deps
 	log "building (the first build takes about 10 minutes; later ones are incremental)"
 	cmd_build y || die "build failed"
 	log "booting the guest: node 0 = CPUs 0-1 + 1 GiB, node 1 = CPUs 2-3 + 1 GiB,"
 	log "node 2 = 1 GiB without CPUs, node 3 = an emulated CXL type-3 device (1 GiB)"
-	run_guest 0 --cxl "$@" -- sh -c '
+	for a in $(t_gnuplot_adds); do adds+=(--add "$a"); done
+	# The console log, for the picture: the user's --log if given.
+	logf=$EMBM_BUILD/demo-console.log
+	for ((a = 1; a < $#; a++)); do
+		[ "${!a}" = --log ] && { a=$((a + 1)); logf=${!a}; }
+	done
+	run_guest 0 --cxl "${adds[@]}" --log "$logf" "$@" -- sh -c '
 		echo "== cxl-online: a region on the CXL device, a devdax namespace, onlined by kmem"
 		cxl-online >/tmp/cxl.log 2>&1 || { cat /tmp/cxl.log; exit 1; }
 		cxl=$(sed -n "s/^cxl-node //p" /tmp/cxl.log)
@@ -28,8 +53,10 @@ cmd_demo() {
 			echo "== node 0 (local DRAM), 6 MiB on node 1 (remote), 2 MiB on node 2 (no CPUs),"
 			echo "== 2 MiB on node $cxl (CXL; QEMU runs CXL memory as I/O: slow); every knob at"
 			echo "== its default"
-			embm-run -n "$cxl" -- embm-bench -p rmw -t 2 -r 30 -o /tmp/bench.txt \
-				-b 4M@0 -b 6M@1 -b 2M@2 -b "2M@$cxl"
+			echo "== (--plot: each node'"'"'s share over time and each tier'"'"'s latency, drawn"
+			echo "== with gnuplot; the host gets the PNG through the console)"
+			embm-run -n "$cxl" --plot /tmp/demo.png -- embm-bench -p rmw -t 2 -r 30 \
+				-o /tmp/bench.txt -b 4M@0 -b 6M@1 -b 2M@2 -b "2M@$cxl"
 			cat /tmp/bench.txt
 			pids=$(sed -n "s/.*; pids //p" /tmp/bench.txt | tr " " ,)
 			echo
@@ -50,10 +77,19 @@ cmd_demo() {
 			echo "== no embm-emu device (QEMU older than 10): page faults only"
 			echo "== embm-bench: 32 MiB on node 0 (local DRAM), 48 MiB on node 1 (remote DRAM),"
 			echo "== 16 MiB on node 2 (no CPUs), 16 MiB on node $cxl (CXL), 2 threads"
-			embm-run -n "$cxl" -t 5 -- embm-bench -t 2 -b 32M@0 -b 48M@1 -b 16M@2 -b "16M@$cxl"
+			embm-run -n "$cxl" -t 5 --plot /tmp/demo.png -- embm-bench -t 2 -b 32M@0 \
+				-b 48M@1 -b 16M@2 -b "16M@$cxl"
+		fi
+		if [ -s /tmp/demo.png ]; then
+			echo
+			echo "== the picture: $(wc -c </tmp/demo.png) bytes of PNG, to the host"
+			base64 /tmp/demo.png | sed "s/^/EMBM-B64 /"
 		fi
 		echo
 		echo "== the kernel log"
 		dmesg | grep "embm:" | tail -n 8
 	'
+	rc=$?
+	demo_picture "$logf" "$EMBM_BUILD/demo.png"
+	return $rc
 }

@@ -290,7 +290,7 @@ run_guest() {
 		local watchdog=$!
 		timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none \
 			-serial stdio </dev/null 2>&1 | tr -d '\r' | tee "$logf" |
-			grep --line-buffered -v -e '^EMBM-EXIT ' -e '^EMBM-INIT$' \
+			grep --line-buffered -v -e '^EMBM-EXIT ' -e '^EMBM-INIT$' -e '^EMBM-B64 ' \
 				-e 'reboot: Restarting system'
 		rc=${PIPESTATUS[0]}
 		pkill -P "$watchdog" 2>/dev/null

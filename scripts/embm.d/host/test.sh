@@ -333,6 +333,32 @@ t_promtool_adds() {
 	done
 }
 
+# --add arguments that put Debian's gnuplot (gnuplot-nox: /usr/bin/gnuplot is
+# an alternatives link to it), the libraries it loads and its data files
+# into a guest, for embm-run --plot (embm_tools_test.sh, the demo); one a
+# line.  Its png terminal (libgd) asks fontconfig for its font: one font
+# (DejaVu Sans, when the host has it) and a fonts.conf naming its
+# directory go too, else it complains on every run and draws with its
+# built-in bitmap font.
+t_gnuplot_adds() {
+	local p lib font=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+	p=$(command -v gnuplot) || die "gnuplot missing; run 'scripts/embm deps'"
+	p=$(readlink -f "$p")
+	! ldd "$p" | grep 'not found' || die "$p: a library is missing"
+	echo "$p:/usr/bin/gnuplot"
+	for lib in $(ldd "$p" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+		echo "$(readlink -f "$lib"):$lib"
+	done
+	[ -d /usr/share/gnuplot ] && echo "/usr/share/gnuplot:/usr/share/gnuplot"
+	[ -f "$font" ] || return 0
+	mkdir -p "$EMBM_BUILD" &&
+	printf '%s\n' '<?xml version="1.0"?>' '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">' \
+		'<fontconfig><dir>/usr/share/fonts</dir><cachedir>/tmp/fontconfig</cachedir></fontconfig>' \
+		>"$EMBM_BUILD/guest-fonts.conf" || return 1
+	echo "$EMBM_BUILD/guest-fonts.conf:/etc/fonts/fonts.conf"
+	echo "$font:$font"
+}
+
 # Every guest runs QEMU 10 (bookworm-backports), or the reason it cannot.
 t_qemu_version() {
 	if [ -f "$EMBM_BUILD/qemu.unavailable" ]; then
@@ -395,7 +421,7 @@ cmd_test() {
 	t_step "embm objects compile under Debian's amd64 config" build_debian_objs
 
 	local a prom_adds=()
-	for a in $(t_promtool_adds); do prom_adds+=(--add "$a"); done
+	for a in $(t_promtool_adds) $(t_gnuplot_adds); do prom_adds+=(--add "$a"); done
 	if [ -f "$EMBM_BUILD/obj-y/arch/x86/boot/bzImage" ]; then
 		t_boot embm-y y 1 "${prom_adds[@]}" -- run-tests
 	else

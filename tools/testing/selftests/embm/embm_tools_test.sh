@@ -7,7 +7,10 @@
 # written for its source, the shares at the default settings, huge
 # pages, the hints when nothing or mostly addressless samples came,
 # embm-bench's hot set against tiny slices, unknown and conflicting
-# options, and the tiering counters closing the report.
+# options, the tiering counters closing the report; the ticks of
+# --interval (their sums, their count, phases in order, JSON Lines), the
+# resident pages per node against embm-bench's buffers, --plot's PNG and
+# data file against /proc/embm, and its bad paths.
 #
 # Tolerance: a node without CPUs gets only the pages bound to it, so its
 # count is exact.  Nodes with CPUs also get the faults of starting
@@ -51,7 +54,7 @@ if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "needs root"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 21
+ktap_set_plan 27
 
 old_budget=$(knob cpu_budget)
 old_source=$(knob source)
@@ -199,7 +202,8 @@ check "procfs files are version 5 (EMBM_PROC_VERSION)" [ $v = 1 ]
 
 # 13: no uncore PMU here (QEMU): one line says why, in both forms, and the
 # rest of the report is as it was (test 4 read the JSON of test 4's run);
-# interim reports and embm-stat's refreshes say it each time.
+# with --interval the ticks' lines come before the one final report, and
+# embm-stat's refreshes say it each time.
 if ls -d /sys/bus/event_source/devices/uncore_* >/dev/null 2>&1; then
 	ktap_test_skip "uncore PMUs present: the unavailable path is for VMs"
 else
@@ -211,8 +215,8 @@ else
 	check "no uncore PMU: one line says bandwidth is unavailable, and why" sh -c \
 		"[ \$(grep -c '$un' '$tmp/bw') = 1 ] &&
 		 [ \$(grep -c bandwidth '$tmp/bw') = 1 ] && grep -qF '$na' '$tmp/run.json' &&
-		 [ \$(grep -c '$un' '$tmp/bwi') = \$(grep -c '^session' '$tmp/bwi') ] &&
-		 [ \$(grep -c '$un' '$tmp/bwi') -ge 2 ] &&
+		 [ \$(grep -c '$un' '$tmp/bwi') = 1 ] && [ \$(grep -c '^session' '$tmp/bwi') = 1 ] &&
+		 [ \$(grep -c '^t=[0-9.]*s +' '$tmp/bwi') -ge 2 ] &&
 		 [ \$(grep -c '$un' '$tmp/bws') = 3 ] && ! grep -q 'next refresh' '$tmp/bws'"
 fi
 
@@ -351,5 +355,161 @@ check "tiering activity in the text and the JSON" sh -c \
 	"[ \$(grep -c '^tiering activity (system-wide): ' '$tmp/vm.txt') = 1 ] &&
 	 grep -q '\"vmstat\": {\"scope\": \"system\", \"folded\": true, \"counters\": {.*\"pgmigrate_success\": ' '$tmp/vm.json' &&
 	 grep -q '^   {\"node\": $study, .*\"nr_anon_pages\": ' '$tmp/vm.json'"
+
+
+# The nodes for the cases below: $study (memory only, where there is one)
+# and a node with CPUs.
+cpu_node=$(echo $cpu_nodes | awk '{ print $1 }')
+
+# tick_sum FILE: the samples of the ticks' lines ("t=1.5s +N samples:"), summed.
+tick_sum() {
+	sed -n 's/^t=[0-9.]*s +\([0-9]*\) samples:.*/\1/p' "$1" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# 22: --interval: a line a tick, what the tick sampled; as many ticks as
+# the session's time holds intervals (and the last, partial one, "(end)"),
+# and their samples add up to the final report's exactly, as the last
+# tick is taken from the same read; --cumulative's lines grow to it.
+embm-run -S swfault -P 1 -i 0.5 -o "$tmp/iv.txt" -- \
+	embm-bench -d 3 -b 4M@"$study" -b 2M@"$cpu_node" >/dev/null 2>"$tmp/err"
+rc=$?
+embm-run -S swfault -P 1 -i 0.5 -C -o "$tmp/ivc.txt" -- \
+	embm-bench -d 2 -b 4M@"$study" >/dev/null 2>>"$tmp/err"
+rcc=$?
+grep '^t=' "$tmp/iv.txt" | sed 's/^/# /'
+n=$(grep -c '^t=[0-9.]*s +[0-9]* samples: .*; period [0-9]*' "$tmp/iv.txt")
+end_ms=$(sed -n 's/^t=\([0-9]*\)\.\([0-9]\)s .*(end)$/\1\200/p' "$tmp/iv.txt")
+final=$(sed -n 's/^samples \([0-9]*\) = attributed.*/\1/p' "$tmp/iv.txt")
+sum=$(tick_sum "$tmp/iv.txt")
+# Within one line of the session's time in ticks (the lines' times are the
+# session's, to 0.1 s), the end's line being one.
+want=$(( ${end_ms:-0} / 500 + 1 ))
+cfinal=$(sed -n 's/^samples \([0-9]*\) = attributed.*/\1/p' "$tmp/ivc.txt")
+clast=$(sed -n 's/^t=[0-9.]*s \([0-9]*\) samples:.*(end)$/\1/p' "$tmp/ivc.txt")
+cgrow=$(sed -n 's/^t=[0-9.]*s \([0-9]*\) samples:.*/\1/p' "$tmp/ivc.txt" |
+	awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { print bad + 0 }')
+ktap_print_msg "--interval 0.5: $n lines over ${end_ms:-?} ms (want $want +-1); ticks' samples $sum, the report's $final; cumulative: last $clast, report $cfinal"
+check "--interval: a line a tick, their samples add up to the report's; --cumulative too" sh -c \
+	"[ $rc = 0 ] && [ $rcc = 0 ] && [ ${end_ms:-0} -ge 3000 ] &&
+	 [ $n -ge $((want - 1)) ] && [ $n -le $((want + 1)) ] &&
+	 [ -n '$final' ] && [ '$sum' = '$final' ] && [ '$final' -gt 0 ] &&
+	 [ -n '$cfinal' ] && [ '$clast' = '$cfinal' ] && [ $cgrow = 0 ]" ||
+	sed 's/^/# /' "$tmp/err"
+
+# 23: the ticks follow phases in time: embm-bench on $cpu_node, a pause,
+# embm-bench on $study.  Page faults (swfault, period 1) come as each run
+# first touches its buffer: a tick where $cpu_node has over 90% of the
+# pages must come before one where $study has.
+if [ "$study" = "$cpu_node" ]; then
+	ktap_test_skip "one node: no phases to tell apart"
+else
+	embm-run -S swfault -P 1 -i 0.3 -o "$tmp/ph.txt" -- sh -c \
+		"embm-bench -b 8M@$cpu_node; sleep 1.5; embm-bench -b 8M@$study" >/dev/null 2>&1
+	first_a=$(grep -n "^t=.* n$cpu_node [a-z]* 9[0-9]\.[0-9]%\|^t=.* n$cpu_node [a-z]* 100\.0%" \
+		"$tmp/ph.txt" | head -n 1 | cut -d: -f1)
+	first_b=$(grep -n "^t=.* \*n$study [a-z]* 9[0-9]\.[0-9]%\|^t=.* \*n$study [a-z]* 100\.0%\|^t=.* n$study [a-z]* 9[0-9]\.[0-9]%\|^t=.* n$study [a-z]* 100\.0%" \
+		"$tmp/ph.txt" | head -n 1 | cut -d: -f1)
+	grep '^t=' "$tmp/ph.txt" | sed 's/^/# /'
+	check "ticks in time: node $cpu_node's phase (line ${first_a:-none}) before node $study's (line ${first_b:-none})" \
+		sh -c "[ -n '$first_a' ] && [ -n '$first_b' ] && [ '$first_a' -lt '$first_b' ]"
+fi
+
+# 24: -j -i writes JSON Lines: each line one object, a tick each, the
+# final report last (on one line too, with the residency); the ticks'
+# samples add up to the report's.
+embm-run -S swfault -P 1 -j -i 0.5 -o "$tmp/jl.json" -- \
+	embm-bench -d 2 -b 2M@"$study" >/dev/null 2>&1
+rc=$?
+lines=$(wc -l <"$tmp/jl.json")
+objs=$(grep -c '^{.*}$' "$tmp/jl.json")
+ticks=$(grep -c '^{"tick": [0-9]*, "end": ' "$tmp/jl.json")
+sum=$(sed -n 's/^{"tick": .*"span_ms": [0-9]*, "samples": \([0-9]*\),.*/\1/p' "$tmp/jl.json" |
+	awk '{ s += $1 } END { print s + 0 }')
+final=$(sed -n '$s/.*"elapsed_ms": [0-9]*, *"samples": \([0-9]*\), "attributed".*/\1/p' "$tmp/jl.json")
+ktap_print_msg "JSON Lines: $lines lines, $objs objects, $ticks ticks; ticks' samples $sum, the report's $final"
+check "-j -i: JSON Lines, a tick a line, the report last on one line" sh -c \
+	"[ $rc = 0 ] && [ $lines = $objs ] && [ $ticks -ge 4 ] && [ $lines = \$(($ticks + 1)) ] &&
+	 tail -n 1 '$tmp/jl.json' | grep -q '^{\"version\": .*\"tool\": \"embm-run\".*\"residency\": {' &&
+	 grep '^{\"tick\"' '$tmp/jl.json' | tail -n 1 | grep -q '\"end\": true' &&
+	 [ -n '$final' ] && [ '$sum' = '$final' ]"
+
+# 25: the resident pages per node, beside the traffic: at least the pages
+# embm-bench bound to each node (numa_maps read while it runs; its own
+# code and stack add some on the node it runs on), for a command and for
+# --pid; and a line in the text report.
+embm-run -S swfault -P 1 -j -o "$tmp/res.json" -- embm-bench -d 3 -b 8M@"$study" \
+	-b 4M@"$cpu_node" -j -o "$tmp/resb.json" >/dev/null 2>&1
+rc=$?
+embm-bench -d 6 -b 6M@"$study" >/dev/null 2>&1 &
+bp=$!
+sleep 2
+embm-run -S swfault -p $bp -d 1 -o "$tmp/resp.txt" >/dev/null 2>&1
+rcp=$?
+wait $bp
+good=1
+res_node() {
+	sed -n "s/.*\"residency\": {.*{\"node\": $2, \"resident_pages\": \([0-9]*\), \"anon_pages\": \([0-9]*\).*/\1 \2/p" "$1"
+}
+for nd in $study $cpu_node; do
+	truth=$(json_node "$tmp/resb.json" "$nd" pages)
+	set -- $(res_node "$tmp/res.json" "$nd")
+	ktap_print_msg "node $nd: embm-bench bound $truth pages; resident ${1:-?} (anon ${2:-?})"
+	[ -n "$truth" ] && [ -n "${2:-}" ] && [ "$2" -ge "$truth" ] || good=0
+done
+sed -n '/^resident pages per node/,/^$/p' "$tmp/resp.txt" | sed 's/^/# /'
+got=$(sed -n '/^resident pages per node (process/,/^$/p' "$tmp/resp.txt" |
+	awk -v n="$study" '($1 == n || ($1 == "*" && $2 == n)) { print ($1 == "*") ? $6 : $5 }')
+ktap_print_msg "--pid: node $study: ${got:-?} anonymous pages resident, 1536 bound"
+check "resident pages per node: at least embm-bench's buffers, command and --pid" sh -c \
+	"[ $rc = 0 ] && [ $rcp = 0 ] && [ $good = 1 ] && [ ${got:-0} -ge 1536 ]"
+
+# 26: --plot: a PNG (its magic, some KiB) and the data file beside it,
+# whose last tick's shares since the start are /proc/embm/nodes's; a tick
+# a second without -i; no temporary file left.
+embm-run -S swfault -P 1 --plot "$tmp/p.png" -- \
+	embm-bench -d 2 -b 4M@"$study" -b 2M@"$cpu_node" >/dev/null 2>"$tmp/perr"
+rc=$?
+magic=$(head -c 8 "$tmp/p.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+size=$(wc -c <"$tmp/p.png" 2>/dev/null)
+rows=$(awk '/^$/ { exit } !/^#/ { n++ } END { print n + 0 }' "$tmp/p.dat" 2>/dev/null)
+same=$(awk 'FNR == NR { if (/^# t_s/) for (i = 3; i <= NF; i++) col[$i] = i - 1
+			else if (/^$/) done = 1
+			else if (!/^#/ && !done) for (i = 1; i <= NF; i++) last[i] = $i
+			next }
+	    FNR > 2 { c = col["n" $1 "_" $2 "_total"]; n++
+		      if (!c || last[c] != $4) { bad = 1; print "# node " $1 ": " last[c] " vs " $4 } }
+	    END { print (bad || !n) ? "no" : "yes" }' "$tmp/p.dat" /proc/embm/nodes)
+ktap_print_msg "--plot: png magic $magic, $size bytes; $rows ticks in p.dat; final shares as /proc/embm/nodes: $same"
+sed 's/^/# /' "$tmp/perr"
+check "--plot writes a PNG, and the data's final shares are /proc/embm's" sh -c \
+	"[ $rc = 0 ] && [ '$magic' = 89504e470d0a1a0a ] && [ ${size:-0} -gt 4096 ] &&
+	 [ ${rows:-0} -ge 2 ] && [ '$same' = yes ] && ! ls '$tmp'/p.png.tmp.* >/dev/null 2>&1"
+
+# 27: bad input: unknown or conflicting options exit 2 naming the option; a
+# PNG that cannot be written fails (1) before the command runs, and naming
+# the path; gnuplot failing leaves no PNG and no temporary file.
+bad=0
+usage "--cumulative" embm-run -C -- true
+usage "--plot" embm-run --plot
+usage "--interval" embm-run -i x -- true
+usage "--bogus-plot" embm-run --bogus-plot x.png -- true
+rm -f "$tmp/ran"
+embm-run --plot /nonexistent/dir/p.png -- touch "$tmp/ran" >/dev/null 2>"$tmp/unw"
+a=$?
+embm-run --plot "$tmp" -- touch "$tmp/ran" >/dev/null 2>>"$tmp/unw"
+b=$?
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\ncat >/dev/null\nexit 3\n' >"$tmp/fakebin/gnuplot"
+chmod +x "$tmp/fakebin/gnuplot"
+PATH="$tmp/fakebin:$PATH" embm-run --plot "$tmp/f.png" -- true >/dev/null 2>>"$tmp/unw"
+c=$?
+sed 's/^/# /' "$tmp/unw"
+ktap_print_msg "unwritable: exit $a, a directory: exit $b, gnuplot failing: exit $c"
+check "bad options exit 2 named; an unwritable PNG fails before the command; nothing half-written" \
+	sh -c "[ $bad = 0 ] && [ '$a $b $c' = '1 1 1' ] && [ ! -e '$tmp/ran' ] &&
+	       grep -q '^embm-run: --plot: cannot write /nonexistent/dir/p.png' '$tmp/unw' &&
+	       grep -q '^embm-run: --plot: $tmp is a directory' '$tmp/unw' &&
+	       grep -q '^embm-run: --plot: gnuplot failed' '$tmp/unw' &&
+	       [ ! -e '$tmp/f.png' ] && ! ls '$tmp'/f.png.tmp.* '$tmp'/f.dat.tmp.* >/dev/null 2>&1"
 
 ktap_finished
