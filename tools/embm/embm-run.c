@@ -287,11 +287,15 @@ static void vmstat_final(void)
  * The target's resident pages per node (residency.c), read while it
  * lives: a command's at each reading until it exits (its memory is gone
  * before its parent can see it exited), a --pid's or a cgroup's also at
- * the end.  Read every RESIDENCY_EVERY seconds, or at each tick when the
- * ticks are shorter.  A system-wide session has none: pages belong to
- * processes.
+ * the end.  The last reading before a command exits is the one shown, so
+ * they come often: every RESIDENCY_MIN seconds, but each reading walks
+ * the target's page tables under its mmap lock, so no more often than
+ * keeps that to 1/RESIDENCY_COST of the time (a process of 100 GiB, read
+ * in about 0.1 s, every 5 s).  A system-wide session has none: pages
+ * belong to processes.
  */
-#define RESIDENCY_EVERY	1.0
+#define RESIDENCY_MIN	0.2
+#define RESIDENCY_COST	50
 
 static struct embm_residency residency;
 static struct {
@@ -309,8 +313,10 @@ static unsigned long long session_ms(void)
 	       (now.tv_nsec - session_t0.tv_nsec) / 1000000;
 }
 
-static void residency_read(void)
+/* Read the resident pages; the seconds until the next reading. */
+static double residency_read(void)
 {
+	unsigned long long t0 = session_ms();
 	int err;
 
 	if (res_target.cgroup)
@@ -318,9 +324,10 @@ static void residency_read(void)
 	else if (res_target.pid > 0)
 		err = embm_residency_read_pid(&residency, res_target.pid, "");
 	else
-		return;
+		return 1e9;
 	if (!err)
 		residency.elapsed_ms = session_ms();
+	return (session_ms() - t0) * RESIDENCY_COST / 1000.0 + RESIDENCY_MIN;
 }
 
 /* The members embm-run adds to the JSON report: bandwidth, vmstat, residency. */
@@ -480,8 +487,7 @@ static bool session_running(void)
 static int wait_loop(int pidfd, double duration, FILE *out, const struct run_args *a)
 {
 	double every = a->interval > 0 ? a->interval : plotting ? PLOT_TICK : 0;
-	double res_every = every > 0 && every < RESIDENCY_EVERY ? every : RESIDENCY_EVERY;
-	double next = every, res_next = res_every, elapsed;
+	double next = every, res_next = RESIDENCY_MIN, elapsed;
 	struct timespec t0, now;
 	int timeout;
 
@@ -491,10 +497,8 @@ static int wait_loop(int pidfd, double duration, FILE *out, const struct run_arg
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		elapsed = now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (elapsed >= res_next) {
-			residency_read();
-			res_next += res_every;
-		}
+		if (elapsed >= res_next)
+			res_next = elapsed + residency_read();
 		if (every > 0 && elapsed >= next) {
 			tick_now(out, a);
 			next += every;
@@ -504,7 +508,14 @@ static int wait_loop(int pidfd, double duration, FILE *out, const struct run_arg
 		if (pidfd < 0 && (__atomic_load_n(&got_signal, __ATOMIC_RELAXED) ||
 				  !session_running()))
 			return 0;
+		/* Up to the next tick or reading, or 200 ms: a check of the session. */
 		timeout = 200;
+		if (every > 0 && (next - elapsed) * 1000 < timeout)
+			timeout = (next - elapsed) * 1000 + 1;
+		if ((res_next - elapsed) * 1000 < timeout)
+			timeout = (res_next - elapsed) * 1000 + 1;
+		if (timeout < 0)	/* behind: a tick or reading took long */
+			timeout = 0;
 		if (pidfd >= 0) {
 			if (poll(&p, 1, timeout) > 0)
 				return 1;
@@ -559,9 +570,9 @@ static void print_usage(FILE *f)
 		"\n"
 		"Beside the shares, the target's resident pages per node, anonymous and\n"
 		"file (mapped page cache), from /proc/PID/numa_maps (a cgroup's processes\n"
-		"summed; none system-wide): read every second (or each shorter tick) while\n"
-		"it runs and at the end for --pid and --cgroup; a command's last reading\n"
-		"is from before it exited (-j: \"residency\").\n"
+		"summed; none system-wide): read while it runs (every 0.2 s, less often\n"
+		"when a reading takes over 4 ms) and at the end for --pid and --cgroup; a\n"
+		"command's last reading is from before it exited (-j: \"residency\").\n"
 		"\n"
 		"--source and --period stay set while the session runs and are put back\n"
 		"when embm-run exits, whatever the way (not when it is killed with SIGKILL).\n"
@@ -864,8 +875,8 @@ int main(int argc, char **argv)
 			 "system-wide: resident pages are a process's (numa_maps)");
 	else
 		snprintf(residency.why, sizeof(residency.why),
-			 "the target ended before its numa_maps was read (every %.1f s, or each tick)",
-			 RESIDENCY_EVERY);
+			 "the target ended before its numa_maps was read (%.1f s in)",
+			 RESIDENCY_MIN);
 	out = open_output(a.output);
 	catch_signals();
 
