@@ -224,18 +224,17 @@ static int __embm_session_start(struct task_struct *task,
 	next.status = kzalloc(sizeof(*next.status), GFP_KERNEL_ACCOUNT);
 	if (!next.stats || !next.status)
 		goto out_free;
-	/* Task names from the initial namespace: only for a starter in it. */
-	err = embm_stats_track_tasks(next.stats, next.config.max_tasks,
-				     task_active_pid_ns(current) == &init_pid_ns);
+	embm_stats_classify_nodes(next.stats);
+	/* A per-task table only where every id is of one namespace. */
+	err = embm_stats_prepare(next.stats, next.config.max_tasks,
+				 task_active_pid_ns(current) == &init_pid_ns);
 	if (err)
 		goto out_free;
-	err = -ENOMEM;
 	next.read_event = embm_perm_read_event();
 	if (IS_ERR(next.read_event)) {
 		err = PTR_ERR(next.read_event);
 		goto out_free;
 	}
-	embm_stats_classify_nodes(next.stats);
 	if (task)
 		next.target = get_task_pid(task, PIDTYPE_TGID);
 	embm_owner_init(&next.owner);

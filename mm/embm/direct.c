@@ -314,8 +314,9 @@ static bool embm_huge_zero(unsigned long pfn)
  * @data: perf's sample data; only its sample_flags and addr are read
  * @regs: the registers of the fault: user mode or the kernel's
  *
- * The task is current, by its ids in the initial pid namespace: queued
- * as a mark before its first sample after another task's.
+ * The task is current, by its ids in the pid namespace of the event (of
+ * its parent, for an inherited one), as perf_event_pid() gives them in a
+ * record: queued as a mark before its first sample after another task's.
  *
  * Context: the event's overflow, on its CPU, IRQs off, in the task whose
  * fault it is.  Only task context writes the queue; a sample taken
@@ -327,6 +328,7 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 {
 	struct embm_direct_ctx *ctx = event->overflow_handler_context;
 	struct embm_direct *dq = ctx->dq;
+	struct perf_event *ev;
 	/* perf_sample_data_init() sets addr only when it is not 0. */
 	u64 virt = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0;
 	u64 phys, size;
@@ -351,7 +353,10 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 		phys = 0;
 		size = 0;
 	}
-	if (!embm_direct_push_task(dq, task_tgid_nr(current), task_pid_nr(current), ctx->kind))
+	/* The ids as perf writes them in a record: in the event's namespace. */
+	ev = event->parent ?: event;
+	if (!embm_direct_push_task(dq, task_tgid_nr_ns(current, ev->ns),
+				   task_pid_nr_ns(current, ev->ns), ctx->kind))
 		return;
 	/* The period perf counted the sample with: the events it stands for. */
 	embm_direct_push_period(dq, phys, size > PAGE_SIZE ? ilog2(size) - PAGE_SHIFT : 0,

@@ -22,7 +22,9 @@ struct task_struct;
  * @period: the events it stands for: the last period mark of its kind;
  *	    0 before the first.
  * @user:   taken in user mode.
- * @pid:    its task's thread-group id, in the initial pid namespace.
+ * @pid:    its task's thread-group id, in the pid namespace of the event
+ *	    that took it (of its parent, for an inherited one), as perf's
+ *	    records give it.
  * @tid:    its task's id, likewise.
  */
 struct embm_direct_sample {

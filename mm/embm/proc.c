@@ -24,6 +24,7 @@
 #include <linux/proc_fs.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <uapi/linux/embm.h>
 
@@ -484,6 +485,7 @@ static int embm_tasks_show(struct seq_file *m, void *p)
 	err = embm_proc_begin(m, &v);
 	if (err || !v)
 		return err;
+	/* None for a session started outside the initial pid namespace. */
 	if (!v->stats->tasks) {
 		seq_puts(m, "pid tid comm samples accesses\n");
 		goto out_end;
@@ -574,8 +576,9 @@ static int embm_windows_show(struct seq_file *m, void *p)
  * Open: may the opener read the session of now?  Those who may end it
  * (embm_session_may_read()) may read it; hotpages and windows show
  * physical addresses, which also take CAP_SYS_ADMIN as in /proc/PID/pagemap
- * (and as /proc/iomem shows them).  With
- * no session there is nothing to hide.
+ * (and as /proc/iomem shows them); tasks shows ids of the initial pid
+ * namespace, to readers in it only.  With no session there is nothing
+ * to hide.
  */
 static int embm_proc_open(struct inode *inode, struct file *file)
 {
@@ -586,9 +589,15 @@ static int embm_proc_open(struct inode *inode, struct file *file)
 	if ((show == embm_hotpages_show || show == embm_windows_show) &&
 	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
+	/* Its ids are of the initial pid namespace: for readers in it. */
+	if (show == embm_tasks_show && task_active_pid_ns(current) != &init_pid_ns)
+		return -EACCES;
 	err = embm_session_may_read(&gen);
 	if (err)
 		return err;
+	/* A line a task: room for a few thousand at once, not a page. */
+	if (show == embm_tasks_show)
+		return single_open_size(file, show, (void *)gen, SZ_256K);
 	return single_open(file, show, (void *)gen);
 }
 

@@ -47,7 +47,7 @@ const char *embm_state_name(enum embm_state state)
 /* Share of @part in @whole, in hundredths of a percent. */
 static u64 embm_share(u64 part, u64 whole)
 {
-	return whole ? div64_u64(part * 10000, whole) : 0;
+	return whole ? embm_mul_div_sat(part, 10000, whole) : 0;
 }
 
 static bool embm_view_share_mem(const struct embm_view *v)
@@ -306,8 +306,9 @@ struct embm_report_tasks *embm_report_tasks_scale(const struct embm_view *v)
 		const struct embm_node_stats *ns = &st->node[nid];
 		u64 scaled = embm_view_node_accesses(v, ns);
 
-		for (i = 0; i < last && rt->nid[i] != nid; i++)
-			;
+		i = 0;
+		while (i < last && rt->nid[i] != nid)
+			i++;
 		rt->scaled[i] += scaled;
 		rt->raw[i] += ns->accesses;
 		if (i != last) {
@@ -336,7 +337,8 @@ void embm_report_tasks_header(struct seq_buf *sb, const struct embm_report_tasks
 {
 	int i;
 
-	seq_buf_puts(sb, "pid tid comm samples accesses share_pct user_accesses kernel_accesses cxl_accesses");
+	seq_buf_puts(sb, "pid tid comm samples accesses share_pct");
+	seq_buf_puts(sb, " user_accesses kernel_accesses cxl_accesses");
 	for (i = 0; i < rt->nr_slots - 1; i++)
 		seq_buf_printf(sb, " n%d_samples n%d_accesses", rt->nid[i], rt->nid[i]);
 	seq_buf_puts(sb, " nother_samples nother_accesses");
@@ -488,13 +490,13 @@ static void embm_report_table(struct seq_buf *sb, const struct embm_view *v, int
 
 /*
  * The tasks with the most accesses, for the kernel log: "pid/tid comm
- * share", and how many samples the tasks past the bound took.  Caller
- * holds v->stats->lock.
+ * share" (ids of the initial pid namespace), and how many samples the
+ * other tasks took.  Caller holds v->stats->lock; may sleep.
  */
 static void embm_report_top_tasks(struct seq_buf *sb, const struct embm_view *v)
 {
 	struct embm_tasks *tt = v->stats->tasks;
-	const struct embm_task *top[EMBM_REPORT_TOP_TASKS], **all;
+	const struct embm_task *top[EMBM_REPORT_TOP_TASKS];
 	struct embm_report_tasks *rt;
 	struct embm_report_basis b;
 	unsigned int n, i;
@@ -502,12 +504,9 @@ static void embm_report_top_tasks(struct seq_buf *sb, const struct embm_view *v)
 	if (!tt || !embm_tasks_count(tt))
 		return;
 	rt = embm_report_tasks_scale(v);
-	all = kvcalloc(embm_tasks_count(tt), sizeof(*all), GFP_KERNEL);
-	if (!rt || !all)
-		goto out_free;
-	n = embm_tasks_sorted(tt, all, embm_tasks_count(tt));
-	n = min(n, EMBM_REPORT_TOP_TASKS);
-	memcpy(top, all, n * sizeof(*top));
+	if (!rt)
+		return;
+	n = embm_tasks_top(tt, top, EMBM_REPORT_TOP_TASKS);
 	embm_report_basis(v, &b);
 	seq_buf_printf(sb, "top tasks by accesses (of %u; /proc/embm/tasks):",
 		       embm_tasks_count(tt));
@@ -523,11 +522,9 @@ static void embm_report_top_tasks(struct seq_buf *sb, const struct embm_view *v)
 		seq_buf_puts(sb, "%");
 	}
 	if (embm_tasks_other(tt)->samples)
-		seq_buf_printf(sb, "; %llu samples of tasks past max_tasks %u",
+		seq_buf_printf(sb, "; %llu samples of other tasks (past max_tasks %u, or unnamed)",
 			       embm_tasks_other(tt)->samples, embm_tasks_max(tt));
 	embm_report_line(sb);
-out_free:
-	kvfree(all);
 	kvfree(rt);
 }
 

@@ -18,6 +18,7 @@
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 
 #include "hot.h"
@@ -133,18 +134,38 @@ struct embm_stats *embm_stats_alloc(unsigned int hot_pages)
 }
 
 /**
- * embm_stats_track_tasks() - count the samples by task too
- * @st:	   statistics from embm_stats_alloc(), no sample added yet
- * @max:   the most tasks with an entry of their own (the max_tasks knob)
- * @names: look their names up (the session's starter is in the initial
- *	   pid namespace)
+ * embm_stats_prepare() - the tables a session fills as it goes
+ * @st:	       statistics from embm_stats_alloc(), their nodes classified
+ *	       (embm_stats_classify_nodes()), no sample added yet
+ * @max_tasks: the most tasks with an entry of their own (the max_tasks knob)
+ * @tasks:     keep a per-task table: the session's starter is in the
+ *	       initial pid namespace, as the ids of its samples then are
+ *
+ * The promotion hint's table of each node of the far or CXL tier with
+ * memory now (a node that gets memory later has none), and the per-task
+ * table, made here, in the starter's context, so that ksamplingd does not
+ * allocate them under the results' lock.
  *
  * Context: process; may sleep.
  * Return: 0 or -ENOMEM.
  */
-int embm_stats_track_tasks(struct embm_stats *st, unsigned int max, bool names)
+int embm_stats_prepare(struct embm_stats *st, unsigned int max_tasks, bool tasks)
 {
-	st->tasks = embm_tasks_alloc(max, names);
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		struct embm_node_stats *ns = &st->node[nid];
+
+		if (nid >= st->nr_nodes || st->tier[nid] == EMBM_TIER_DRAM || ns->hint)
+			continue;
+		ns->hint = embm_hot_alloc(EMBM_HINT_PAGES);
+		if (!ns->hint)
+			return -ENOMEM;
+		st->bytes += embm_hot_bytes(ns->hint);
+	}
+	if (!tasks)
+		return 0;
+	st->tasks = embm_tasks_alloc(max_tasks);
 	return st->tasks ? 0 : -ENOMEM;
 }
 
@@ -394,9 +415,13 @@ static u64 embm_stats_scaled_var(const u64 *sq, const struct embm_kind_stats *ki
 	u64 sum = 0;
 	int k;
 
-	for (k = 0; k < min(nr_kinds, EMBM_MAX_EVENTS); k++)
+	for (k = 0; k < min(nr_kinds, EMBM_MAX_EVENTS); k++) {
+		/* Saturated stays so: a factor below 1 must not make it a figure. */
+		if (sq[k] == U64_MAX)
+			return U64_MAX;
 		sum = embm_add_sat(sum, embm_stats_scale(embm_stats_scale(sq[k], &kinds[k]),
 							 &kinds[k]));
+	}
 	return sum;
 }
 
@@ -407,11 +432,12 @@ static u64 embm_stats_scaled_var(const u64 *sq, const struct embm_kind_stats *ki
  * @kinds:     what perf says of each kind of event (the sampler's status)
  * @nr_kinds:  how many
  *
- * Each sample is taken as a draw that stands for its weight w (period
- * times pages) with probability 1/w per access, independently: the
- * estimate's variance is then about the sum of w squared (Horvitz and
- * Thompson's estimator under Poisson sampling), each kind's scaled by the
- * square of its multiplexing factor.  The draws of sources that randomise
+ * Each sample is taken as a draw that picks each of its period's events
+ * with probability 1/period, independently, and stands for its pages
+ * each time: the estimate's variance is then estimated by the sum of
+ * period (period - 1) pages^2 (Horvitz and Thompson's under Poisson
+ * sampling; 0 at period 1, where every event is a sample), each kind's
+ * scaled by the square of its multiplexing factor.  The draws of sources that randomise
  * the period are close to this; a fixed period on a loop that strides
  * with it is not (see Documentation/admin-guide/mm/embm.rst).
  *
@@ -464,7 +490,9 @@ u64 embm_stats_accesses_var(const struct embm_node_stats *ns,
  * as independent; and n by the effective number of draws, t^2/vt.  With
  * every weight the same, this is Wilson's interval exactly.  Unlike the
  * normal one it is not empty at a share of 0: a node without samples
- * still gets an upper bound, about 3.84/n.  Without any estimate, 0 to 1.
+ * still gets an upper bound, about 3.84/n.  Without any estimate, or with
+ * a variance that overflowed (U64_MAX), 0 to 1; for a census (@vt 0), the
+ * share itself.
  *
  * Context: any.
  */
@@ -474,8 +502,13 @@ void embm_stats_share_interval(u64 x, u64 vx, u64 t, u64 vt, u64 *lo, u64 *hi)
 
 	*lo = 0;
 	*hi = EMBM_PPB;
-	if (!t || !vt || x > t)
+	if (!t || x > t || vt == U64_MAX)
+		return;		/* no estimate, or its variance unknown */
+	if (!vt) {
+		/* A census: every event a sample, the share exact. */
+		*lo = *hi = embm_mul_div_sat(x, EMBM_PPB, t);
 		return;
+	}
 	vx = min(vx, vt);
 	rest = t - x;
 	/* The delta method's variance of x/t, times t^2; then in ppb squared. */
@@ -511,7 +544,8 @@ void embm_stats_share_interval(u64 x, u64 vx, u64 t, u64 vt, u64 *lo, u64 *hi)
  * The score interval of a Poisson count, c + z^2/2 +- z sqrt(c + z^2/4),
  * in effective draws c = x^2/vx of weight w = vx/x: x + w z^2/2 +-
  * z sqrt(vx + w^2 z^2/4).  Where @x has no draw, w is the mean weight of
- * all of them: the upper bound is then about 3.84 draws' worth.
+ * all of them: the upper bound is then about 3.84 draws' worth.  For a
+ * census (@vt 0), @x itself; for a variance that overflowed, 0 to U64_MAX.
  *
  * Context: any.
  */
@@ -524,6 +558,14 @@ void embm_stats_count_interval(u64 x, u64 vx, u64 t, u64 vt, u64 *lo, u64 *hi)
 	*hi = 0;
 	if (!t)
 		return;
+	if (vx == U64_MAX || vt == U64_MAX) {
+		*hi = U64_MAX;	/* its variance unknown */
+		return;
+	}
+	if (!vt) {
+		*lo = *hi = x;	/* a census */
+		return;
+	}
 	if (x > U64_MAX >> 10 || vx > U64_MAX >> 18 || vt > U64_MAX >> 18)
 		sh = 0;
 again:
@@ -733,14 +775,31 @@ static int __embm_stats_place(struct embm_stats *st, const struct embm_sample *s
 }
 
 /*
+ * The variance a sample adds to its estimate: a draw that picks each of
+ * @period events with chance 1/@period and stands for @pages each time
+ * (Horvitz and Thompson's under Poisson sampling): period (period - 1)
+ * pages^2, 0 for a census (period 1).  U64_MAX where it does not fit.
+ */
+static u64 embm_draw_var(u64 period, u32 pages)
+{
+	u64 v;
+
+	if (check_mul_overflow(period, period - 1, &v) ||
+	    check_mul_overflow(v, (u64)pages * pages, &v))
+		return U64_MAX;
+	return v;
+}
+
+/*
  * The accesses a sample that no cache served stands for, @weight, on node
  * @nid: by kind (and those @mem served, as its data source says), and in
  * the matrix by the node of the CPU that took it; its load and store
- * counts too.  Caller holds st->lock.
+ * counts too; and @var, the variance it adds (embm_draw_var()).  Caller
+ * holds st->lock.
  */
 static void __embm_stats_add_accesses(struct embm_stats *st, int nid,
 				      const struct embm_sample *s, int kind,
-				      enum embm_op op, bool mem, u64 weight)
+				      enum embm_op op, bool mem, u64 weight, u64 var)
 {
 	struct embm_node_stats *ns = &st->node[nid];
 	int cnid;
@@ -750,7 +809,7 @@ static void __embm_stats_add_accesses(struct embm_stats *st, int nid,
 		ns->mem++;
 	ns->accesses += weight;
 	if (kind >= 0 && kind < EMBM_MAX_EVENTS) {
-		u64 sq = embm_sq_sat(weight);
+		u64 sq = var;
 
 		ns->kind_accesses[kind] += weight;
 		ns->kind_sq[kind] = embm_add_sat(ns->kind_sq[kind], sq);
@@ -772,30 +831,19 @@ static void __embm_stats_add_accesses(struct embm_stats *st, int nid,
 }
 
 /*
- * Add a sample's page to the promotion hint of node @nid, if it is of the
- * far or CXL tier: its table is made at its first sample.  Caller holds
- * st->lock; may sleep.
+ * Add a sample's page to the promotion hint of node @nid, if it has one
+ * (embm_stats_prepare()).  Caller holds st->lock.
  */
 static void __embm_stats_add_hint(struct embm_stats *st, int nid, u64 pfn, u64 period)
 {
 	struct embm_node_stats *ns = &st->node[nid];
 
 	lockdep_assert_held(&st->lock);
-	if (st->tier[nid] == EMBM_TIER_DRAM)
+	if (!ns->hint)
 		return;
-	if (!ns->hint) {
-		if (st->hint_nomem)
-			return;
-		ns->hint = embm_hot_alloc(EMBM_HINT_PAGES);
-		if (!ns->hint) {
-			st->hint_nomem = true;
-			return;
-		}
-		st->bytes += embm_hot_bytes(ns->hint);
-	}
 	embm_hot_add(ns->hint, pfn, period);
 	ns->hint_weight += period;
-	ns->hint_sq = embm_add_sat(ns->hint_sq, embm_sq_sat(period));
+	ns->hint_sq = embm_add_sat(ns->hint_sq, embm_draw_var(period, 1));
 }
 
 /**
@@ -828,8 +876,7 @@ static void __embm_stats_add_hint(struct embm_stats *st, int nid, u64 pfn, u64 p
  * Context: ksamplingd (process), st->lock held; may sleep, the first time
  * a node that had no memory at start gets a sample, and the first sample
  * after memory went online or offline anywhere (the windows are scanned
- * again), a far or CXL node's first (its hint table), and a task's first
- * (its entry in the per-task table).
+ * again).
  */
 void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 		    int kind, enum embm_op op, bool latency_only)
@@ -883,7 +930,8 @@ void embm_stats_add(struct embm_stats *st, const struct embm_sample *s,
 	}
 	if (st->tasks)
 		embm_tasks_add(st->tasks, s->pid, s->tid, nid, period * nr, s->user, win);
-	__embm_stats_add_accesses(st, nid, s, kind, op, served == EMBM_SERVED_MEM, period * nr);
+	__embm_stats_add_accesses(st, nid, s, kind, op, served == EMBM_SERVED_MEM, period * nr,
+				  embm_draw_var(period, nr));
 	embm_hot_add(st->hot, PHYS_PFN(s->phys), period);
 	__embm_stats_add_hint(st, nid, PHYS_PFN(s->phys), period);
 }

@@ -67,10 +67,9 @@ struct embm_tasks;
  *		kind: what the variance of the estimates is made of
  *		(embm_stats_share_interval()); U64_MAX when they overflow.
  * @kind_mem_sq: likewise of @kind_mem.
- * @hint:	for a node of the far or CXL tier, its hottest pages, up to
- *		EMBM_HINT_PAGES (space-saving, weighted by the periods: the
- *		promotion hint); NULL for the others and until its first
- *		sample.
+ * @hint:	for a node of the far or CXL tier with memory at start, its
+ *		hottest pages, up to EMBM_HINT_PAGES (space-saving, weighted
+ *		by the periods: the promotion hint); NULL for the others.
  * @hint_weight: the periods added to @hint.
  * @hint_sq:	the sum of their squares; U64_MAX when it overflows.
  * @present:	the node had memory at start, or got a sample since: it is
@@ -156,7 +155,7 @@ struct embm_kind_stats {
  *		the weights of @node's @accesses, not scaled by kind as the
  *		nodes' estimates are (embm_stats_scale()).
  * @hot:	hot pages.
- * @tasks:	the per-task table, or NULL (embm_stats_track_tasks()).
+ * @tasks:	the per-task table, or NULL (embm_stats_prepare()).
  * @samples:	every sample added: the sum of embm_stats_attributed(),
  *		@latency_only, @no_phys, @bad_pfn, @hotplug_busy and
  *		embm_stats_device() (embm_stats_identity_ok()).
@@ -176,8 +175,6 @@ struct embm_kind_stats {
  *		gets memory during the session.
  * @nr_win:	how many of @win are in use.
  * @win_over:	windows seen beyond EMBM_MAX_WINDOWS, not followed.
- * @hint_nomem: a node's hint table could not be allocated: none is tried
- *		again.
  * @mem_gen:	the memory hotplug generation of the last scan of @win.
  * @cxl_nodes:	the nodes whose System RAM that scan found mostly in @win.
  * @bytes:	the memory these statistics take, page bitmaps and hot-page
@@ -209,7 +206,6 @@ struct embm_stats {
 	struct embm_window win[EMBM_MAX_WINDOWS];
 	int nr_win;
 	unsigned int win_over;
-	bool hint_nomem;
 	int mem_gen;
 	nodemask_t cxl_nodes;
 	size_t bytes;
@@ -229,7 +225,7 @@ static inline u64 embm_sq_sat(u64 w)
 
 u64 embm_mul_div_sat(u64 a, u64 b, u64 c);
 struct embm_stats *embm_stats_alloc(unsigned int hot_pages);
-int embm_stats_track_tasks(struct embm_stats *st, unsigned int max, bool names);
+int embm_stats_prepare(struct embm_stats *st, unsigned int max_tasks, bool tasks);
 size_t embm_stats_bytes(const struct embm_stats *st);
 void embm_stats_get(struct embm_stats *st);
 void embm_stats_put(struct embm_stats *st);

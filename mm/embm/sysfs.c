@@ -154,7 +154,7 @@ static struct embm_knob embm_num_knobs[] = {
 	  .min = 1, .max = BIT_ULL(22) },
 	/* Tasks of the per-task table; 0: every task in "other tasks". */
 	{ .attr = EMBM_KNOB_ATTR(max_tasks), .offset = EMBM_KNOB_AT(max_tasks),
-	  .min = 1, .max = BIT_ULL(20), .zero = true },
+	  .min = 1, .max = 65536, .zero = true },
 };
 
 static struct attribute *embm_attrs[ARRAY_SIZE(embm_num_knobs) + 2];

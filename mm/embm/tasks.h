@@ -27,13 +27,13 @@ struct embm_task_node {
  * struct embm_task - a task of the per-task table
  * @pid:      its thread-group id, as the samples give it (see tasks.c).
  * @tid:      its id, likewise.
- * @comm:     its name when its first sample was counted; "?" if it could
- *	      not be found then.
+ * @comm:     its name when its samples last resumed after another task's;
+ *	      "?" if it could not be found then.
  * @samples:  its samples, every node.
  * @accesses: their weights, every node (as struct embm_task_node's).
  * @user:     of @accesses, those of samples taken in user mode.
  * @cxl:      of @accesses, those of samples in a CXL window.
- * @node:     by node slot (embm_tasks_slot()): the last slot is every
+ * @node:     by node slot (embm_tasks_slots()): the last slot is every
  *	      node that had no memory when the session started.
  */
 struct embm_task {
@@ -46,7 +46,7 @@ struct embm_task {
 	struct embm_task_node node[];
 };
 
-struct embm_tasks *embm_tasks_alloc(unsigned int max, bool names);
+struct embm_tasks *embm_tasks_alloc(unsigned int max);
 size_t embm_tasks_bytes(const struct embm_tasks *tt);
 void embm_tasks_free(struct embm_tasks *tt);
 void embm_tasks_add(struct embm_tasks *tt, u32 pid, u32 tid, int nid, u64 weight,
@@ -54,6 +54,8 @@ void embm_tasks_add(struct embm_tasks *tt, u32 pid, u32 tid, int nid, u64 weight
 int embm_tasks_slots(const struct embm_tasks *tt, int *nids);
 unsigned int embm_tasks_sorted(const struct embm_tasks *tt, const struct embm_task **out,
 			       unsigned int max);
+unsigned int embm_tasks_top(const struct embm_tasks *tt, const struct embm_task **out,
+			    unsigned int n);
 const struct embm_task *embm_tasks_other(const struct embm_tasks *tt);
 unsigned int embm_tasks_count(const struct embm_tasks *tt);
 unsigned int embm_tasks_max(const struct embm_tasks *tt);

@@ -374,7 +374,36 @@ static void embm_direct_watermark_test(struct kunit *test)
 	put_task_struct(t);
 }
 
+/*
+ * The privilege level from the fault's registers: a user CS queues a
+ * sample in user mode, a kernel CS one in the kernel.
+ */
+static void embm_direct_user_test(struct kunit *test)
+{
+	struct embm_direct *dq = embm_direct_alloc(8, 0);
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	struct perf_sample_data data = { };
+	struct embm_direct_seen seen = { };
+	struct pt_regs regs = { };
+
+	KUNIT_ASSERT_NOT_NULL(test, dq);
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	event->overflow_handler_context = embm_direct_context(dq, 0);
+	perf_sample_data_init(&data, 0, 1);
+	local_irq_disable();
+	regs.cs = __USER_CS;
+	embm_direct_overflow(event, &data, &regs);
+	regs.cs = __KERNEL_CS;
+	embm_direct_overflow(event, &data, &regs);
+	local_irq_enable();
+	KUNIT_ASSERT_EQ(test, 2U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+	KUNIT_EXPECT_TRUE(test, seen.user[0]);
+	KUNIT_EXPECT_FALSE(test, seen.user[1]);
+	embm_direct_free(dq);
+}
+
 static struct kunit_case embm_direct_test_cases[] = {
+	KUNIT_CASE(embm_direct_user_test),
 	KUNIT_CASE(embm_direct_queue_test),
 	KUNIT_CASE(embm_direct_overflow_test),
 	KUNIT_CASE(embm_direct_not_in_task_test),

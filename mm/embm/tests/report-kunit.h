@@ -58,11 +58,12 @@ static void embm_report_test(struct kunit *test)
 	embm_report_basis(v, &b);
 	embm_report_node(&sb, v, nid, &b);
 	/*
-	 * Two draws of weight 10: Wilson's interval at p = 1, n = 2 is
-	 * [2 / (2 + 1.96^2), 1]; the count's, 20 + 19.2 -+ 1.96 sqrt(200 + 96).
+	 * Two draws of period 10, each of variance 10 x 9: Wilson's interval
+	 * at p = 1 and n = 20^2 / 180 is [n / (n + 1.96^2), 1]; the count's,
+	 * 20 + 9 x 1.92 -+ 1.96 sqrt(180 + (9 x 0.98)^2): [5.8, 68.8].
 	 */
 	snprintf(want, sizeof(want),
-		 "%d %s 3 100.00 34.23 100.00 2 0 20 5 73 0 3 0 20 2 300 1 * 1 2 0 -", nid,
+		 "%d %s 3 100.00 36.64 100.00 2 0 20 5 69 0 3 0 20 2 300 1 * 1 2 0 -", nid,
 		 embm_tier_name(v->stats->tier[nid]));
 	KUNIT_EXPECT_STREQ(test, want, seq_buf_str(&sb));
 
@@ -75,7 +76,7 @@ static void embm_report_test(struct kunit *test)
 	seq_buf_clear(&sb);
 	embm_report_basis(v, &b);
 	embm_report_node(&sb, v, nid, &b);
-	snprintf(want, sizeof(want), "%d %s 3 100.00 34.23 100.00 20 5 73 0 3 0 20 1 * 0 -", nid,
+	snprintf(want, sizeof(want), "%d %s 3 100.00 36.64 100.00 20 5 69 0 3 0 20 1 * 0 -", nid,
 		 embm_tier_name(v->stats->tier[nid]));
 	KUNIT_EXPECT_STREQ(test, want, seq_buf_str(&sb));
 	mutex_unlock(&v->stats->lock);
@@ -123,6 +124,9 @@ static void embm_report_hint_test(struct kunit *test)
 	mutex_lock(&v->stats->lock);
 	KUNIT_EXPECT_EQ(test, 0, embm_report_hint(v, nid, pt));
 	v->stats->tier[nid] = EMBM_TIER_FAR;
+	mutex_unlock(&v->stats->lock);
+	KUNIT_ASSERT_EQ(test, 0, embm_stats_prepare(v->stats, 0, false));
+	mutex_lock(&v->stats->lock);
 	for (i = 0; i < 50; i++) {
 		int pg = i < 30 ? 0 : i < 40 ? 1 : i - 38;
 

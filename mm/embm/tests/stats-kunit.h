@@ -586,10 +586,14 @@ static void embm_interval_test(struct kunit *test)
 	embm_stats_share_interval(0, 0, 0, 0, &lo, &hi);
 	KUNIT_EXPECT_EQ(test, 0ULL, lo);
 	KUNIT_EXPECT_EQ(test, EMBM_PPB, hi);
-	/* Sums of squares that saturated: no bound past the whole. */
+	/* Sums of squares that saturated: nothing known. */
 	embm_stats_share_interval(1ULL << 40, U64_MAX, 1ULL << 41, U64_MAX, &lo, &hi);
-	KUNIT_EXPECT_LE(test, lo, EMBM_PPB / 2);
-	KUNIT_EXPECT_LE(test, hi, EMBM_PPB);
+	KUNIT_EXPECT_EQ(test, 0ULL, lo);
+	KUNIT_EXPECT_EQ(test, EMBM_PPB, hi);
+	/* A census (period 1): the share itself. */
+	embm_stats_share_interval(250, 0, 1000, 0, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, EMBM_PPB / 4, lo);
+	KUNIT_EXPECT_EQ(test, EMBM_PPB / 4, hi);
 
 	/* 20 + 19.208 -+ 1.96 sqrt(200 + 96.04): [5.49, 72.93]. */
 	embm_stats_count_interval(20, 200, 20, 200, &lo, &hi);
@@ -600,8 +604,11 @@ static void embm_interval_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0ULL, lo);
 	KUNIT_EXPECT_EQ(test, 4ULL, hi);
 	embm_stats_count_interval(U64_MAX / 2, U64_MAX, U64_MAX, U64_MAX, &lo, &hi);
-	KUNIT_EXPECT_LE(test, lo, U64_MAX / 2);
-	KUNIT_EXPECT_GE(test, hi, U64_MAX / 2);
+	KUNIT_EXPECT_EQ(test, 0ULL, lo);
+	KUNIT_EXPECT_EQ(test, U64_MAX, hi);
+	embm_stats_count_interval(250, 0, 1000, 0, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, 250ULL, lo);
+	KUNIT_EXPECT_EQ(test, 250ULL, hi);
 }
 
 static struct kunit_case embm_stats_test_cases[] = {

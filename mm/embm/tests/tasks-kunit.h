@@ -10,18 +10,20 @@
 /*
  * Entries up to the bound, each task's samples and weights on its node's
  * slot, a sample a cache served counted as a sample alone; past the
- * bound, and for an id that comes back in another thread group, the
- * "other tasks" entry; most accesses first; the memory counted.
+ * bound, for an id that comes back in another thread group, and for a
+ * task perf could not name, the "other tasks" entry; most accesses first;
+ * the memory counted; no stranger's name for an id of another group.
  */
 static void embm_tasks_test(struct kunit *test)
 {
-	struct embm_tasks *tt = embm_tasks_alloc(2, true);
-	const struct embm_task *sorted[4];
+	struct embm_tasks *tt = embm_tasks_alloc(2);
+	int *nids = kunit_kcalloc(test, nr_node_ids, sizeof(*nids), GFP_KERNEL);
+	const struct embm_task *sorted[4], *top[1];
 	int nid = first_memory_node, slot;
-	int nids[MAX_NUMNODES];
 	size_t bytes;
 
 	KUNIT_ASSERT_NOT_NULL(test, tt);
+	KUNIT_ASSERT_NOT_NULL(test, nids);
 	KUNIT_ASSERT_EQ(test, num_node_state(N_MEMORY) + 1, embm_tasks_slots(tt, nids));
 	slot = tt->slot[nid];
 	KUNIT_EXPECT_EQ(test, nid, nids[slot]);
@@ -30,15 +32,17 @@ static void embm_tasks_test(struct kunit *test)
 	embm_tasks_add(tt, 10, 11, nid, 100, true, false);
 	embm_tasks_add(tt, 10, 11, nid, 0, false, false);
 	embm_tasks_add(tt, 10, 12, nid, 300, false, true);
-	/* Past the bound, then an id reused by another thread group. */
+	/* Past the bound, an id reused by another thread group, one gone. */
 	embm_tasks_add(tt, 20, 21, nid, 7, false, false);
 	embm_tasks_add(tt, 30, 11, nid, 5, false, false);
+	embm_tasks_add(tt, U32_MAX, U32_MAX, nid, 3, false, false);
 	/* A node that had no memory at start: the last slot. */
 	embm_tasks_add(tt, 10, 12, NUMA_NO_NODE, 1, false, false);
 
 	KUNIT_EXPECT_EQ(test, 2U, embm_tasks_count(tt));
 	KUNIT_EXPECT_EQ(test, 2U, embm_tasks_max(tt));
-	KUNIT_EXPECT_EQ(test, bytes + 2 * embm_task_size(tt), embm_tasks_bytes(tt));
+	KUNIT_EXPECT_EQ(test, bytes + 2 * kmalloc_size_roundup(embm_task_size(tt)),
+			embm_tasks_bytes(tt));
 	KUNIT_ASSERT_EQ(test, 2U, embm_tasks_sorted(tt, sorted, ARRAY_SIZE(sorted)));
 	KUNIT_EXPECT_EQ(test, 12U, sorted[0]->tid);
 	KUNIT_EXPECT_EQ(test, 2ULL, sorted[0]->samples);
@@ -50,10 +54,12 @@ static void embm_tasks_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2ULL, sorted[1]->node[slot].samples);
 	KUNIT_EXPECT_EQ(test, 100ULL, sorted[1]->node[slot].accesses);
 	KUNIT_EXPECT_EQ(test, 100ULL, sorted[1]->user);
-	/* No such task in this namespace: no name, not a stranger's. */
-	KUNIT_EXPECT_STREQ(test, find_vpid(11) ? sorted[1]->comm : "?", sorted[1]->comm);
-	KUNIT_EXPECT_EQ(test, 2ULL, embm_tasks_other(tt)->samples);
-	KUNIT_EXPECT_EQ(test, 12ULL, embm_tasks_other(tt)->accesses);
+	/* Task 11 is a kernel thread of another group here, or none: no name. */
+	KUNIT_EXPECT_STREQ(test, "?", sorted[1]->comm);
+	KUNIT_EXPECT_EQ(test, 3ULL, embm_tasks_other(tt)->samples);
+	KUNIT_EXPECT_EQ(test, 15ULL, embm_tasks_other(tt)->accesses);
+	KUNIT_ASSERT_EQ(test, 1U, embm_tasks_top(tt, top, 1));
+	KUNIT_EXPECT_PTR_EQ(test, sorted[0], top[0]);
 	KUNIT_EXPECT_STREQ(test, "(other)", embm_tasks_other(tt)->comm);
 	embm_tasks_free(tt);
 }
@@ -61,7 +67,7 @@ static void embm_tasks_test(struct kunit *test)
 /* This thread's entry gets its name, in one word. */
 static void embm_tasks_name_test(struct kunit *test)
 {
-	struct embm_tasks *tt = embm_tasks_alloc(1, true);
+	struct embm_tasks *tt = embm_tasks_alloc(1);
 	const struct embm_task *t;
 	char want[TASK_COMM_LEN], *c;
 
