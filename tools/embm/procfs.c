@@ -10,6 +10,7 @@
  * skipped rather than misread.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/embm.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -512,14 +513,55 @@ static int field_index(char **field, int n, const char *name)
 	return -1;
 }
 
+/* Parse a whole field as a number in [@min, @max] into *@v: 0, or -1. */
+static int parse_ll(const char *s, long long min, long long max, long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return end == s || *end || errno || *v < min || *v > max ? -1 : 0;
+}
+
+static int parse_ull(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return end == s || *end || errno || *s == '-' ? -1 : 0;
+}
+
+/* Room for @nr rows of @t (and their counts), grown by doubling: 0 or -1. */
+static int tasks_grow(struct embm_tasks_table *t, int nr, int *room)
+{
+	struct embm_task_row *rows;
+	unsigned long long *counts;
+	int n = *room ? *room * 2 : 64;
+
+	if (nr < *room)
+		return 0;
+	rows = realloc(t->rows, n * sizeof(*rows));
+	if (rows)
+		t->rows = rows;
+	counts = realloc(t->counts, (size_t)n * (t->nr_cols ?: 1) * 2 * sizeof(*counts));
+	if (counts)
+		t->counts = counts;
+	if (!rows || !counts)
+		return -1;
+	*room = n;
+	return 0;
+}
+
 /**
  * embm_proc_read_tasks() - read DIR/tasks
  * @dir: normally EMBM_PROC_DIR
  * @t:	 filled in; free with embm_proc_free_tasks()
- * @max: most rows to read
+ * @max: most rows to read; the "other tasks" row, last, is kept past it
  *
- * Return: 0 (no rows when idle, or on a kernel without the file: ENOENT
- * then), or -1 with errno set.
+ * Return: 0 (no rows when idle, for a session without a per-task table,
+ * or on a kernel without the file), or -1 with errno set (EPROTO: a line
+ * that does not parse).
  */
 int embm_proc_read_tasks(const char *dir, struct embm_tasks_table *t, int max)
 {
@@ -527,11 +569,12 @@ int embm_proc_read_tasks(const char *dir, struct embm_tasks_table *t, int max)
 		"pid", "tid", "comm", "samples", "accesses", "share_pct", "user_accesses",
 		"kernel_accesses", "cxl_accesses",
 	};
-	char *line = NULL, *field[MAX_COLUMNS], *end;
+	char *line = NULL, *field[MAX_COLUMNS], *end, name[64];
 	int idx[ARRAY_SIZE(names)], colidx[MAX_COLUMNS];
 	FILE *f = open_file(dir, "tasks");
+	int n, i, c, room = 0;
 	size_t size = 0;
-	int n, i, c;
+	long long v;
 
 	memset(t, 0, sizeof(*t));
 	if (!f)
@@ -541,68 +584,84 @@ int embm_proc_read_tasks(const char *dir, struct embm_tasks_table *t, int max)
 	if (!strncmp(line, "state ", 6))
 		goto out;
 	n = split(line, field, MAX_COLUMNS);
+	if (n == MAX_COLUMNS)
+		goto out_proto;
 	for (i = 0; i < (int)ARRAY_SIZE(names); i++) {
 		idx[i] = field_index(field, n, names[i]);
-		/* A kernel without a per-task table gives the first five. */
+		/* A session without a per-task table gives the first five. */
 		if (idx[i] < 0 && i < 5)
 			goto out_proto;
 	}
 	t->cols = calloc(n, sizeof(*t->cols));
-	t->rows = calloc(max, sizeof(*t->rows));
-	t->counts = calloc((size_t)max * n * 2, sizeof(*t->counts));
-	if (!t->cols || !t->rows || !t->counts)
+	if (!t->cols)
 		goto out_nomem;
+	/* Node columns: nN_samples, then nN_accesses of the same N. */
 	for (i = 0; i < n; i++) {
 		int node, len = 0;
 
 		if (!strcmp(field[i], "nother_samples"))
 			node = -1;
 		else if (sscanf(field[i], "n%d_samples%n", &node, &len) != 1 || !len ||
-			 field[i][len])
+			 field[i][len] || node < 0)
 			continue;
+		if (node < 0)
+			snprintf(name, sizeof(name), "nother_accesses");
+		else
+			snprintf(name, sizeof(name), "n%d_accesses", node);
+		if (i + 1 >= n || strcmp(field[i + 1], name))
+			goto out_proto;
 		colidx[t->nr_cols] = i;
 		t->cols[t->nr_cols++] = node;
 	}
-	while (t->nr_rows < max && getline(&line, &size, f) > 0) {
-		struct embm_task_row *r = &t->rows[t->nr_rows];
-		unsigned long long *v[] = {
-			NULL, NULL, NULL, &r->samples, &r->accesses, NULL, &r->user,
-			&r->kernel, &r->cxl,
-		};
+	while (getline(&line, &size, f) > 0) {
+		struct embm_task_row *r;
+		unsigned long long *v64[ARRAY_SIZE(names)];
+		unsigned long long *cnt;
 
 		if (split(line, field, MAX_COLUMNS) != n)
 			goto out_proto;
-		r->pid = strtol(field[idx[0]], &end, 10);
-		if (end == field[idx[0]] || *end)
+		if (parse_ll(field[idx[0]], -1, INT_MAX, &v))
 			goto out_proto;
-		r->tid = strtol(field[idx[1]], &end, 10);
-		if (end == field[idx[1]] || *end)
+		/* Past @max, only the other tasks' row, which comes last. */
+		if (t->nr_rows >= max && v != -1)
+			continue;
+		if (tasks_grow(t, t->nr_rows, &room))
+			goto out_nomem;
+		r = &t->rows[t->nr_rows];
+		memset(r, 0, sizeof(*r));
+		r->pid = v;
+		if (parse_ll(field[idx[1]], -1, INT_MAX, &v))
 			goto out_proto;
+		r->tid = v;
 		snprintf(r->comm, sizeof(r->comm), "%s", field[idx[2]]);
+		v64[3] = &r->samples;
+		v64[4] = &r->accesses;
+		v64[6] = &r->user;
+		v64[7] = &r->kernel;
+		v64[8] = &r->cxl;
 		for (i = 3; i < (int)ARRAY_SIZE(names); i++) {
 			if (idx[i] < 0)
 				continue;
 			if (i == 5) {
 				r->share = strtod(field[idx[i]], &end);
-			} else {
-				errno = 0;
-				*v[i] = strtoull(field[idx[i]], &end, 10);
-				if (errno)
+				if (end == field[idx[i]] || *end)
 					goto out_proto;
+			} else if (parse_ull(field[idx[i]], v64[i])) {
+				goto out_proto;
 			}
-			if (end == field[idx[i]] || *end)
-				goto out_proto;
 		}
-		r->node_samples = t->counts + (size_t)t->nr_rows * t->nr_cols * 2;
-		r->node_accesses = r->node_samples + t->nr_cols;
+		cnt = t->counts + (size_t)t->nr_rows * t->nr_cols * 2;
 		for (c = 0; c < t->nr_cols; c++) {
-			/* Each node's samples, then its accesses. */
-			if (colidx[c] + 1 >= n)
+			if (parse_ull(field[colidx[c]], &cnt[c]) ||
+			    parse_ull(field[colidx[c] + 1], &cnt[t->nr_cols + c]))
 				goto out_proto;
-			r->node_samples[c] = strtoull(field[colidx[c]], NULL, 10);
-			r->node_accesses[c] = strtoull(field[colidx[c] + 1], NULL, 10);
 		}
 		t->nr_rows++;
+	}
+	/* The counts moved as they grew: point the rows at them now. */
+	for (i = 0; i < t->nr_rows; i++) {
+		t->rows[i].node_samples = t->counts + (size_t)i * t->nr_cols * 2;
+		t->rows[i].node_accesses = t->rows[i].node_samples + t->nr_cols;
 	}
 out:
 	free(line);

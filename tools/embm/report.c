@@ -57,6 +57,7 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 	int e;
 
 	r->version = st->version;
+	r->has_tasks = embm_proc_status_str(st, "tasks") != NULL;
 	for (i = 0; i < ARRAY_SIZE(strs); i++) {
 		v = embm_proc_status_str(st, strs[i].key);
 		snprintf(strs[i].s, strs[i].size, "%s", v ?: "");
@@ -155,11 +156,14 @@ int embm_report_read(struct embm_report *r, const char *dir)
 	r->nr_win = embm_proc_read_windows(dir, r->win, EMBM_TOOLS_MAX_WINDOWS);
 	if (r->nr_win < 0 && !for_root(errno))
 		goto out_free;
-	if (embm_proc_read_tasks(dir, &r->tasks, r->tasks_count + 1))
-		goto out_free;
+	/* Optional, as hotpages is: a file that does not parse is left out. */
+	if (embm_proc_read_tasks(dir, &r->tasks, EMBM_TOOLS_MAX_TASKS))
+		r->tasks_errno = errno;
 	r->nr_hint = embm_proc_read_hint(dir, r->hint, EMBM_TOOLS_MAX_HINT);
-	if (r->nr_hint < 0)
-		goto out_free;
+	if (r->nr_hint < 0) {
+		r->hint_errno = errno;
+		r->nr_hint = 0;
+	}
 	return 0;
 
 out_free:
@@ -185,8 +189,8 @@ const char embm_report_legend[] =
 	"  share      the node's part of the estimate: each sample weighs its period\n"
 	"             (and, for page faults, the 4 KiB pages it mapped), so the\n"
 	"             shares hold while the adaptive period moves\n"
-	"  95% interval    where the share is with 95% confidence, from the sampling\n"
-	"             alone (Wilson's, weighted by the periods; see embm.rst)\n"
+	"  95% interval    the share's 95% interval under random sampling: sampling\n"
+	"             error only (Wilson's, weighted by the periods; see embm.rst)\n"
 	"  loads, stores   samples of loads, of stores (pebs, ibs)\n"
 	"  accesses   estimated loads and stores (pebs, ibs): samples x period,\n"
 	"             scaled when perf multiplexed the event\n"
@@ -314,9 +318,18 @@ static const char *node_tier(const struct embm_report *r, int node)
 static void print_tasks(FILE *f, const struct embm_report *r, unsigned int top)
 {
 	const struct embm_tasks_table *t = &r->tasks;
-	int i, c, shown = 0;
+	int i, c, shown = 0, tasks = 0;
 
-	if (!t->nr_rows) {
+	if (r->tasks_errno) {
+		fprintf(f, "\ntasks: unreadable: %s\n", strerror(r->tasks_errno));
+		return;
+	}
+	if (!r->has_tasks) {
+		fprintf(f, "\ntasks: none kept (%s)\n",
+			"a kernel without them, or a session started outside the initial pid namespace");
+		return;
+	}
+	if (!t->nr_rows || (t->nr_rows == 1 && t->rows[0].pid < 0 && !t->rows[0].samples)) {
 		fprintf(f, "\ntasks: none counted%s\n",
 			r->tasks_max ? "" : " (max_tasks is 0: every task in other tasks)");
 		return;
@@ -339,10 +352,11 @@ static void print_tasks(FILE *f, const struct embm_report *r, unsigned int top)
 		const struct embm_task_row *w = &t->rows[i];
 		bool other = w->pid < 0;
 
+		tasks += !other;
 		/* The other tasks' row is last; shown only when it counted some. */
 		if (other ? !w->samples : shown >= (int)top)
 			continue;
-		shown++;
+		shown += !other;
 		if (other)
 			fprintf(f, "%8s %8s %-16s", "-", "-", "(other tasks)");
 		else
@@ -355,8 +369,8 @@ static void print_tasks(FILE *f, const struct embm_report *r, unsigned int top)
 				  10);
 		fprintf(f, "\n");
 	}
-	if (shown < t->nr_rows - 1)
-		fprintf(f, "(%d more tasks: -t N, or /proc/embm/tasks)\n", t->nr_rows - 1 - shown);
+	if (shown < tasks)
+		fprintf(f, "(%d more tasks: -t N, or /proc/embm/tasks)\n", tasks - shown);
 }
 
 /* @bytes as "256 KiB", "2 MiB". */
@@ -419,14 +433,34 @@ static void print_hint(FILE *f, const struct embm_report *r)
  * cgroup), the processes with the most estimated accesses on each node,
  * their threads summed.
  */
+static const struct embm_tasks_table *drivers_table;
+
+/* By pid, then row (the busiest thread of a pid first). */
+static int by_pid(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	int px = drivers_table->rows[x].pid, py = drivers_table->rows[y].pid;
+
+	return px != py ? (px < py ? -1 : 1) : x - y;
+}
+
 static void print_drivers(FILE *f, const struct embm_report *r)
 {
 	const struct embm_tasks_table *t = &r->tasks;
+	int *order;
 
 	if (r->target >= 0 || !t->nr_rows)
 		return;
-	fprintf(f, "\nprocesses with the most %s on each node (of all tasks' %s there):\n",
-		unit(r), unit(r));
+	/* Rows grouped by pid, once: each process's threads in a run. */
+	order = malloc(t->nr_rows * sizeof(*order));
+	if (!order)
+		return;
+	for (int i = 0; i < t->nr_rows; i++)
+		order[i] = i;
+	drivers_table = t;
+	qsort(order, t->nr_rows, sizeof(*order), by_pid);
+	fprintf(f, "\nprocesses with the most %s on each node (of all tasks' %s there; %s):\n",
+		unit(r), unit(r), "named as their busiest thread");
 	for (int c = 0; c < t->nr_cols; c++) {
 		unsigned long long sum = 0, best[3] = { 0 };
 		int pid[3] = { -1, -1, -1 }, row[3] = { -1, -1, -1 };
@@ -435,31 +469,25 @@ static void print_drivers(FILE *f, const struct embm_report *r)
 			sum += t->rows[i].node_accesses[c];
 		if (!sum)
 			continue;
-		/* Each process once: at the first row of its pid, its threads summed. */
-		for (int i = 0; i < t->nr_rows; i++) {
+		for (int i = 0, j; i < t->nr_rows; i = j) {
+			int p = t->rows[order[i]].pid, k;
 			unsigned long long acc = 0;
-			int p = t->rows[i].pid, k, j, seen = 0;
 
-			for (j = 0; j < i && !seen; j++)
-				seen = t->rows[j].pid == p;
-			if (seen)
-				continue;
-			for (j = i; j < t->nr_rows; j++)
-				if (t->rows[j].pid == p)
-					acc += t->rows[j].node_accesses[c];
+			for (j = i; j < t->nr_rows && t->rows[order[j]].pid == p; j++)
+				acc += t->rows[order[j]].node_accesses[c];
 			/* Into the top three, in order. */
 			for (k = 3; k > 0 && acc > best[k - 1]; k--)
 				;
 			if (k == 3)
 				continue;
-			for (j = 2; j > k; j--) {
-				best[j] = best[j - 1];
-				pid[j] = pid[j - 1];
-				row[j] = row[j - 1];
+			for (int m = 2; m > k; m--) {
+				best[m] = best[m - 1];
+				pid[m] = pid[m - 1];
+				row[m] = row[m - 1];
 			}
 			best[k] = acc;
 			pid[k] = p;
-			row[k] = i;
+			row[k] = order[i];
 		}
 		if (t->cols[c] < 0)
 			fprintf(f, "  other nodes:");
@@ -474,6 +502,7 @@ static void print_drivers(FILE *f, const struct embm_report *r)
 		}
 		fprintf(f, "\n");
 	}
+	free(order);
 }
 
 /* The whole estimate with its interval, and how much of it the kernel's. */

@@ -61,6 +61,8 @@ struct embm_report {
 	/* The per-task table; its rows in the text report when @per_task. */
 	struct embm_tasks_table tasks;
 	unsigned long long tasks_count, tasks_max, tasks_other_samples;
+	bool has_tasks;			/* status has the tasks keys */
+	int tasks_errno, hint_errno;	/* why the file was left out, or 0 */
 	bool per_task;
 };
 
