@@ -537,13 +537,16 @@ static int embm_hint_show(struct seq_file *m, void *p)
 		nr = embm_report_hint(v, order[i], pt);
 		if (nr < 0)
 			err = nr;
-		for (k = 0; k < nr; k++)
+		for (k = 0; k < nr; k++) {
+			/* In hundredths of a percent: the bounds rounded outward. */
+			u64 share = pt[k].share / 100000, lo = pt[k].lo / 100000;
+			u64 hi = DIV_ROUND_UP_ULL(pt[k].hi, 100000);
+
 			seq_printf(m, "%d %s %llu %llu %llu.%02llu %llu.%02llu %llu.%02llu %llu\n",
 				   order[i], embm_tier_name(st->tier[order[i]]), pt[k].pages,
-				   pt[k].pages << PAGE_SHIFT, pt[k].share / 10000000,
-				   pt[k].share / 100000 % 100, pt[k].lo / 10000000,
-				   pt[k].lo / 100000 % 100, DIV_ROUND_UP_ULL(pt[k].hi, 100000) / 100,
-				   DIV_ROUND_UP_ULL(pt[k].hi, 100000) % 100, pt[k].min_samples);
+				   pt[k].pages << PAGE_SHIFT, share / 100, share % 100, lo / 100,
+				   lo % 100, hi / 100, hi % 100, pt[k].min_samples);
+		}
 	}
 	kvfree(order);
 	embm_proc_end(v);

@@ -240,7 +240,7 @@ u64 embm_stats_share_part(const struct embm_node_stats *ns, bool share_mem,
 u64 embm_stats_share_basis(const struct embm_stats *st, bool share_mem,
 			   const struct embm_kind_stats *kinds, int nr_kinds);
 u64 embm_stats_user_accesses(const struct embm_node_stats *ns,
-			      const struct embm_kind_stats *kinds, int nr_kinds);
+			     const struct embm_kind_stats *kinds, int nr_kinds);
 u64 embm_stats_share_var(const struct embm_node_stats *ns, bool share_mem,
 			 const struct embm_kind_stats *kinds, int nr_kinds);
 u64 embm_stats_accesses_var(const struct embm_node_stats *ns,

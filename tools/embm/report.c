@@ -57,7 +57,7 @@ static void read_status(struct embm_report *r, const struct embm_proc_status *st
 	int e;
 
 	r->version = st->version;
-	r->has_tasks = embm_proc_status_str(st, "tasks") != NULL;
+	r->has_tasks = embm_proc_status_str(st, "tasks");
 	for (i = 0; i < ARRAY_SIZE(strs); i++) {
 		v = embm_proc_status_str(st, strs[i].key);
 		snprintf(strs[i].s, strs[i].size, "%s", v ?: "");
@@ -334,8 +334,8 @@ static void print_tasks(FILE *f, const struct embm_report *r, unsigned int top)
 			r->tasks_max ? "" : " (max_tasks is 0: every task in other tasks)");
 		return;
 	}
-	fprintf(f, "\ntasks by estimated %s (%llu with an entry, max_tasks %llu; %% of each task's %s by node):\n",
-		unit(r), r->tasks_count, r->tasks_max, unit(r));
+	fprintf(f, "\ntasks by estimated %s (%llu with an entry, max_tasks %llu; %s %s by node):\n",
+		unit(r), r->tasks_count, r->tasks_max, "% of each task's", unit(r));
 	fprintf(f, "%8s %8s %-16s %9s %7s %7s %6s", "pid", "tid", "comm", "samples", "share",
 		"kernel", "cxl");
 	for (c = 0; c < t->nr_cols; c++) {
@@ -344,7 +344,8 @@ static void print_tasks(FILE *f, const struct embm_report *r, unsigned int top)
 		if (t->cols[c] < 0)
 			snprintf(name, sizeof(name), "other");
 		else
-			snprintf(name, sizeof(name), "n%d %s", t->cols[c], node_tier(r, t->cols[c]));
+			snprintf(name, sizeof(name), "n%d %s", t->cols[c],
+				 node_tier(r, t->cols[c]));
 		fprintf(f, " %10s", name);
 	}
 	fprintf(f, "\n");
@@ -408,7 +409,7 @@ static void print_hint(FILE *f, const struct embm_report *r)
 		while (end < r->nr_hint && r->hint[end].node == node)
 			end++;
 		fprintf(f, "  node %d %s:", node, r->hint[i].tier);
-		for (k = 0; k < (int)(sizeof(sizes) / sizeof(sizes[0])); k++) {
+		for (k = 0; k < (int)ARRAY_SIZE(sizes); k++) {
 			const struct embm_hint_row *h = NULL;
 
 			/* The point of that many pages, or all kept where fewer. */
@@ -494,11 +495,13 @@ static void print_drivers(FILE *f, const struct embm_report *r)
 		else
 			fprintf(f, "  node %d %s:", t->cols[c], node_tier(r, t->cols[c]));
 		for (int k = 0; k < 3 && row[k] >= 0 && best[k]; k++) {
+			double pct = 100.0 * best[k] / sum;
+
 			if (pid[k] < 0)
-				fprintf(f, "%s other tasks %.1f%%", k ? "," : "", 100.0 * best[k] / sum);
+				fprintf(f, "%s other tasks %.1f%%", k ? "," : "", pct);
 			else
-				fprintf(f, "%s %s %d %.1f%%", k ? "," : "", t->rows[row[k]].comm, pid[k],
-					100.0 * best[k] / sum);
+				fprintf(f, "%s %s %d %.1f%%", k ? "," : "", t->rows[row[k]].comm,
+					pid[k], pct);
 		}
 		fprintf(f, "\n");
 	}
@@ -687,8 +690,8 @@ static void json_hint(FILE *f, const struct embm_report *r)
 		bool last = i + 1 == r->nr_hint || r->hint[i + 1].node != h->node;
 
 		if (first)
-			fprintf(f, "%s\n  {\"node\": %d, \"tier\": \"%s\", \"curve\": [", i ? "," : "",
-				h->node, h->tier);
+			fprintf(f, "%s\n  {\"node\": %d, \"tier\": \"%s\", \"curve\": [",
+				i ? "," : "", h->node, h->tier);
 		fprintf(f, "%s{\"pages\": %llu, \"bytes\": %llu, \"share_pct\": %.2f, ",
 			first ? "" : ", ", h->pages, h->bytes, h->share);
 		fprintf(f, "\"share_lo_pct\": %.2f, \"share_hi_pct\": %.2f, \"min_samples\": %llu}",
@@ -712,7 +715,8 @@ static void json_tasks(FILE *f, const struct embm_report *r)
 		const struct embm_task_row *w = &t->rows[i];
 
 		if (w->pid < 0)
-			fprintf(f, "  {\"pid\": null, \"tid\": null, \"comm\": \"(other tasks)\", ");
+			fprintf(f, "  {\"pid\": null, \"tid\": null, \"comm\": %s, ",
+				"\"(other tasks)\"");
 		else
 			fprintf(f, "  {\"pid\": %d, \"tid\": %d, \"comm\": ", w->pid, w->tid);
 		if (w->pid >= 0) {

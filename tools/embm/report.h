@@ -14,7 +14,7 @@
 #define EMBM_TOOLS_MAX_HOT	65536
 #define EMBM_TOOLS_MAX_WINDOWS	16
 #define EMBM_TOOLS_MAX_HINT	(64 * 14)	/* 64 far or CXL nodes' curves */
-#define EMBM_TOOLS_MAX_TASKS	(1 << 20)	/* the max_tasks knob's most, + other */
+#define EMBM_TOOLS_MAX_TASKS	65536	/* the max_tasks knob's most */
 
 /* Columns of the nodes table a source may lack (status's source_fields). */
 #define EMBM_HAS_OP		0x1	/* loads, stores */

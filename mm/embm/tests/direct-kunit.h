@@ -80,8 +80,8 @@ static void embm_direct_queue_test(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, (bool)(i & 1), seen.user[i]);
 		}
 		/* Half a queue, so that the next round wraps around its end. */
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, 0, 31, EMBM_MAX_EVENTS - 1,
-								 true));
+		KUNIT_EXPECT_TRUE(test,
+				  embm_direct_push(dq, 0, 31, EMBM_MAX_EVENTS - 1, true));
 		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(5), 0, 2, false));
 		seen.n = 0;
 		KUNIT_EXPECT_EQ(test, 2U, embm_direct_read(dq, embm_direct_seen_fn, &seen));

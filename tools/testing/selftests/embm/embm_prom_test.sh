@@ -154,12 +154,14 @@ awk -v prom="$tmp/d/embm.prom" '
 		for (i = 2; i <= NF; i++) {
 			n++
 			if (got[$1 " " mem[i]] != $i) {
-				print "# cpu_node " $1 " node " mem[i] ": " got[$1 " " mem[i]] " != " $i
+				k = $1 " " mem[i]
+				print "# cpu_node " $1 " node " mem[i] ": " got[k] " != " $i
 				bad++
 			}
 		}
 	}
-	END { print "# " n " cells compared"; exit !(n > 0 && bad == 0) }' /proc/embm/matrix >"$tmp/mx"
+	END { print "# " n " cells compared"; exit !(n > 0 && bad == 0) }' \
+	/proc/embm/matrix >"$tmp/mx"
 rc=$?
 cat "$tmp/mx"
 check "the matrix equals /proc/embm/matrix" [ $rc = 0 ]

@@ -235,10 +235,14 @@ TEST(report_tasks_hint_and_intervals)
 	EXPECT_EQ(EPROTO, r.tasks_errno);
 	embm_report_free(&r);
 	/* A kernel without the files: no rows, the report stands. */
-	unlink(strcat(strcpy(text = malloc(1100), dir), "/tasks"));
-	strcat(strcpy(text, dir), "/hint");
-	unlink(text);
-	free(text);
+	{
+		char path[1100];
+
+		snprintf(path, sizeof(path), "%s/tasks", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/hint", dir);
+		unlink(path);
+	}
 	ASSERT_EQ(0, embm_report_read(&r, dir));
 	EXPECT_EQ(0, r.tasks.nr_rows);
 	EXPECT_EQ(0, r.nr_hint);

@@ -215,7 +215,8 @@ else
 	check "no uncore PMU: one line says bandwidth is unavailable, and why" sh -c \
 		"[ \$(grep -c '$un' '$tmp/bw') = 1 ] &&
 		 [ \$(grep -c bandwidth '$tmp/bw') = 1 ] && grep -qF '$na' '$tmp/run.json' &&
-		 [ \$(grep -c '$un' '$tmp/bwi') = 1 ] && [ \$(grep -c '^session' '$tmp/bwi') = 1 ] &&
+		 [ \$(grep -c '$un' '$tmp/bwi') = 1 ] &&
+		 [ \$(grep -c '^session' '$tmp/bwi') = 1 ] &&
 		 [ \$(grep -c '^t=[0-9.]*s +' '$tmp/bwi') -ge 2 ] &&
 		 [ \$(grep -c '$un' '$tmp/bws') = 3 ] && ! grep -q 'next refresh' '$tmp/bws'"
 fi
@@ -353,7 +354,9 @@ embm-run -j -o "$tmp/vm.json" -- embm-bench -b 1M@"$study" >/dev/null 2>&1
 grep '^tiering activity' "$tmp/vm.txt" | sed 's/^/# /'
 check "tiering activity in the text and the JSON" sh -c \
 	"[ \$(grep -c '^tiering activity (system-wide): ' '$tmp/vm.txt') = 1 ] &&
-	 grep -q '\"vmstat\": {\"scope\": \"system\", \"folded\": true, \"counters\": {.*\"pgmigrate_success\": ' '$tmp/vm.json' &&
+	 grep -q '\"vmstat\": {\"scope\": \"system\", \"folded\": true, \"counters\": {' \
+		'$tmp/vm.json' &&
+	 grep -q '\"counters\": {.*\"pgmigrate_success\": ' '$tmp/vm.json' &&
 	 grep -q '^   {\"node\": $study, .*\"nr_anon_pages\": ' '$tmp/vm.json'"
 
 
@@ -363,7 +366,8 @@ cpu_node=$(echo $cpu_nodes | awk '{ print $1 }')
 
 # tick_sum FILE: the samples of the ticks' lines ("t=1.5s +N samples:"), summed.
 tick_sum() {
-	sed -n 's/^t=[0-9.]*s +\([0-9]*\) samples:.*/\1/p' "$1" | awk '{ s += $1 } END { print s + 0 }'
+	sed -n 's/^t=[0-9.]*s +\([0-9]*\) samples:.*/\1/p' "$1" |
+		awk '{ s += $1 } END { print s + 0 }'
 }
 
 # 22: --interval: a line a tick, what the tick sampled; as many ticks as
@@ -409,7 +413,8 @@ else
 	# The first line where node $1 has 90% or more of the tick's pages.
 	over90() {
 		grep -n -e "^t=.* \*\{0,1\}n$1 [a-z]* 9[0-9]\.[0-9]%" \
-			-e "^t=.* \*\{0,1\}n$1 [a-z]* 100\.0%" "$tmp/ph.txt" | head -n 1 | cut -d: -f1
+			-e "^t=.* \*\{0,1\}n$1 [a-z]* 100\.0%" "$tmp/ph.txt" |
+			head -n 1 | cut -d: -f1
 	}
 	first_a=$(over90 "$cpu_node")
 	first_b=$(over90 "$study")
@@ -437,7 +442,8 @@ ktap_print_msg "JSON Lines: $lines lines, $objs objects, $ticks ticks;" \
 	"ticks' samples $sum, the report's $final"
 check "-j -i: JSON Lines, a tick a line, the report last on one line" sh -c \
 	"[ $rc = 0 ] && [ $lines = $objs ] && [ $ticks -ge 4 ] && [ $lines = \$(($ticks + 1)) ] &&
-	 tail -n 1 '$tmp/jl.json' | grep -q '^{\"version\": .*\"tool\": \"embm-run\".*\"residency\": {' &&
+	 tail -n 1 '$tmp/jl.json' |
+		grep -q '^{\"version\": .*\"tool\": \"embm-run\".*\"residency\": {' &&
 	 grep '^{\"tick\"' '$tmp/jl.json' | tail -n 1 | grep -q '\"end\": true' &&
 	 [ -n '$final' ] && [ '$sum' = '$final' ]"
 
@@ -486,7 +492,8 @@ same=$(awk 'FNR == NR { if (/^# t_s/) for (i = 3; i <= NF; i++) col[$i] = i - 1
 			else if (!/^#/ && !done) for (i = 1; i <= NF; i++) last[i] = $i
 			next }
 	    FNR > 2 { c = col["n" $1 "_" $2 "_total"]; n++
-		      if (!c || last[c] != $4) { bad = 1; print "# node " $1 ": " last[c] " vs " $4 } }
+		      if (!c || last[c] != $4) {
+			      bad = 1; print "# node " $1 ": " last[c] " vs " $4 } }
 	    END { print (bad || !n) ? "no" : "yes" }' "$tmp/p.dat" /proc/embm/nodes)
 ktap_print_msg "--plot: png magic $magic, $size bytes; $rows ticks in p.dat;" \
 	"final shares as /proc/embm/nodes: $same"
