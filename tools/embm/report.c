@@ -388,13 +388,13 @@ static const char *size_str(unsigned long long bytes, char *buf, size_t size)
 
 /*
  * The promotion hint: for each far or CXL node, how much of its sampled
- * accesses its hottest 64, 512 and 4096 pages carry (or all it kept,
+ * accesses its hottest 8, 64, 512 and 4096 pages carry (or all it kept,
  * where fewer), with their intervals; the whole curve is in
  * /proc/embm/hint and the JSON.
  */
 static void print_hint(FILE *f, const struct embm_report *r)
 {
-	static const unsigned long long sizes[] = { 64, 512, 4096 };
+	static const unsigned long long sizes[] = { 8, 64, 512, 4096 };
 	int i = 0;
 
 	if (!r->nr_hint)

@@ -53,9 +53,11 @@ cmd_demo() {
 			echo "== node 0 (local DRAM), 6 MiB on node 1 (remote), 2 MiB on node 2 (no CPUs),"
 			echo "== 2 MiB on node $cxl (CXL; QEMU runs CXL memory as I/O: slow); every knob at"
 			echo "== its default"
-			echo "== (--plot: each node'"'"'s share over time and each tier'"'"'s latency, drawn"
+			echo "== (-T: the tasks and their nodes; -i 0.25: a line each quarter second;"
+			echo "== --plot: each node'"'"'s share over time and each tier'"'"'s latency, drawn"
 			echo "== with gnuplot; the host gets the PNG through the console)"
-			embm-run -n "$cxl" --plot /tmp/demo.png -- embm-bench -p rmw -t 2 -r 30 \
+			embm-run -n "$cxl" -T -t 4 -i 0.25 --plot /tmp/demo.png -- \
+				embm-bench -p rmw -t 2 -r 30 \
 				-o /tmp/bench.txt -b 4M@0 -b 6M@1 -b 2M@2 -b "2M@$cxl"
 			cat /tmp/bench.txt
 			pids=$(sed -n "s/.*; pids //p" /tmp/bench.txt | tr " " ,)
@@ -87,7 +89,7 @@ cmd_demo() {
 		fi
 		echo
 		echo "== the kernel log"
-		dmesg | grep "embm:" | tail -n 8
+		dmesg | grep "embm:" | tail -n 10
 	'
 	rc=$?
 	demo_picture "$logf" "$EMBM_BUILD/demo.png"
