@@ -53,6 +53,11 @@ static const struct prom_node_metric node_metrics[] = {
 	  EMBM_HAS_DATA_SRC, NODE_ULL(mem) },
 	{ "embm_cxl_samples_total", "counter", "Samples on the node in a CXL window.",
 	  0, NODE_ULL(cxl) },
+	{ "embm_user_samples_total", "counter", "Samples on the node taken in user mode.",
+	  0, NODE_ULL(user_samples) },
+	{ "embm_kernel_samples_total", "counter",
+	  "Samples on the node taken in the kernel (any mode but user).", 0,
+	  NODE_ULL(kernel_samples) },
 	{ "embm_distinct_pages", "gauge",
 	  "Distinct 4 KiB pages of the node among the samples (an estimate).", 0, NODE_ULL(pages) },
 };
@@ -211,6 +216,19 @@ static void print_nodes(FILE *f, const struct embm_report *r)
 	for (n = 0; n < r->nr_nodes; n++) {
 		node_labels(f, "embm_share_ratio", &r->nodes[n], r);
 		fprintf(f, "%.4f\n", r->nodes[n].share / 100);
+	}
+	/* The share's 95% interval, from the sampling alone. */
+	family(f, "embm_share_lo_ratio", "gauge",
+	       "Lower bound of the 95% interval of the node's share, 0 to 1 (sampling error).");
+	for (n = 0; n < r->nr_nodes; n++) {
+		node_labels(f, "embm_share_lo_ratio", &r->nodes[n], r);
+		fprintf(f, "%.4f\n", r->nodes[n].share_lo / 100);
+	}
+	family(f, "embm_share_hi_ratio", "gauge",
+	       "Upper bound of the 95% interval of the node's share, 0 to 1 (sampling error).");
+	for (n = 0; n < r->nr_nodes; n++) {
+		node_labels(f, "embm_share_hi_ratio", &r->nodes[n], r);
+		fprintf(f, "%.4f\n", r->nodes[n].share_hi / 100);
 	}
 	if (!(r->fields & EMBM_HAS_LATENCY))
 		return;

@@ -97,6 +97,10 @@ awk -v prom="$tmp/d/embm.prom" '
 		l = "node=\"" $col["node"] "\",tier=\"" $col["tier"] "\",source=\"" src "\""
 		want("embm_samples_total", l, $col["samples"])
 		want("embm_share_ratio", l, $col["share_pct"] / 100)
+		want("embm_share_lo_ratio", l, $col["share_lo_pct"] / 100)
+		want("embm_share_hi_ratio", l, $col["share_hi_pct"] / 100)
+		want("embm_user_samples_total", l, $col["user_samples"])
+		want("embm_kernel_samples_total", l, $col["kernel_samples"])
 		est = st["accesses_unit"] == "pages" ? "embm_pages_total" : "embm_accesses_total"
 		if ("accesses" in col)
 			want(est, l, $col["accesses"])
