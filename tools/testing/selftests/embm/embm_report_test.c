@@ -173,7 +173,7 @@ TEST(report_tasks_hint_and_intervals)
 	static const char *const want[] = {
 		"  3 cxl          40  40.00% [30.50- 50.25]",
 		"accesses 1000, 95% interval 900-1100 (sampling error only); user 900 (90.0%, 90 samples), kernel 100 (10.0%, 10 samples)",
-		"  node 3 cxl: 1 pages (4 KiB) 50.0% [40.0-60.0], 64 pages (256 KiB) 90.0% [85.0-95.0], 100 pages (400 KiB) 100.0% [99.0-100.0] (pages sampled < 4 times: runs high)\n",
+		"  node 3 cxl: 1 pages (4 KiB) 50.0% [40.0-60.0], 64 pages (256 KiB) 90.0% [85.0-95.0], 100 pages (400 KiB) 100.0% [99.0-100.0] (pages sampled < 10 times: runs high)\n",
 		/* bench's two threads summed: 300 + 100 of node 3's 400. */
 		"  node 3 cxl: bench 10 100.0%\n",
 		"  node 0 dram: other-job 20 50.0%, bench 10 33.3%, other tasks 16.7%\n",

@@ -441,7 +441,13 @@ TEST_F_TIMEOUT(session, migrate_pages_show_as_moved, 120)
 	       migrated);
 	TH_LOG("nr_anon_pages %+lld on node %d, %+lld on node %d", left, from, arrived, to);
 	EXPECT_LE(MOVE_PAGES, migrated);
-	EXPECT_GE(-(MOVE_PAGES - SLACK), left);
+	/*
+	 * The source has CPUs: everything else allocates there meanwhile
+	 * (1141 pages in one run of the CXL boot), so it must show at least
+	 * half of them leaving; the destination, which only they reach,
+	 * all of them arriving.
+	 */
+	EXPECT_GE(-(MOVE_PAGES / 2), left);
 	EXPECT_LE(-(MOVE_PAGES + SLACK), left);
 	EXPECT_LE(MOVE_PAGES - SLACK, arrived);
 	EXPECT_GE(MOVE_PAGES + SLACK, arrived);
