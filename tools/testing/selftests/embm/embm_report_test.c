@@ -159,7 +159,7 @@ static void fake_tasks(const char *dir)
 	put(dir, "hint",
 	    "node tier pages bytes share_pct share_lo_pct share_hi_pct min_samples\n"
 	    "3 cxl 1 4096 50.00 40.00 60.00 20\n"
-	    "3 cxl 64 262144 90.00 85.00 95.00 5\n"
+	    "3 cxl 64 262144 90.00 85.00 95.00 12\n"
 	    "3 cxl 100 409600 100.00 99.00 100.00 1\n");
 	put(dir, "latency", "");
 	put(dir, "matrix", "cpu_node mem0 mem3\n0 600 400\n");
