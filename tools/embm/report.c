@@ -421,7 +421,8 @@ static void print_hint(FILE *f, const struct embm_report *r)
 			fprintf(f, "%s %llu pages (%s) %.1f%% [%.1f-%.1f]%s", last ? "," : "",
 				h->pages, size_str(h->bytes, size, sizeof(size)), h->share,
 				h->share_lo, h->share_hi,
-				h->min_samples < 10 ? " (pages sampled < 10 times: runs high)" : "");
+				h->min_samples < 10 ? " (pages sampled < 10 times: runs high)" :
+				"");
 			last = h->pages;
 		}
 		fprintf(f, "\n");

@@ -34,7 +34,7 @@
 #define READER_PID	"/tmp/embm-emu-reader.pid"
 #define FILE_MIB	4
 #define MAX_PIDS	16
-#define COVER_RUNS	60	/* at least 20: 180 node-runs on 3 nodes seldom miss 90% by chance */
+#define COVER_RUNS	60	/* at least 20: 180 node-runs seldom miss 90% by chance */
 #define SPLIT_PP	1.0	/* the bound on the user/kernel split */
 
 FIXTURE(answers) {
