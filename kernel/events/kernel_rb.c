@@ -3,7 +3,9 @@
  * Ring buffers for perf events owned by the kernel: allocation and reading
  *
  * The buffer is the one perf_mmap() makes (rb_alloc() with
- * RING_BUFFER_WRITABLE), so the writers honour data_tail and never
+ * RING_BUFFER_WRITABLE, and RING_BUFFER_NO_ZERO: nobody maps its data
+ * pages, and the reader reads only bytes the writers wrote, so they are
+ * not zeroed), so the writers honour data_tail and never
  * overwrite unread records: when the buffer is full they drop samples and
  * later emit PERF_RECORD_LOST.  The reader below is the kernel's version of
  * what the perf tool does on an mmap()ed buffer.  Attaching an event lives
@@ -39,7 +41,7 @@ struct perf_buffer *perf_kernel_rb_alloc(unsigned int nr_pages, int cpu)
 
 	if (!nr_pages || !is_power_of_2(nr_pages) || nr_pages > INT_MAX / 2)
 		return ERR_PTR(-EINVAL);
-	rb = rb_alloc(nr_pages, 0, cpu, RING_BUFFER_WRITABLE);
+	rb = rb_alloc(nr_pages, 0, cpu, RING_BUFFER_WRITABLE | RING_BUFFER_NO_ZERO);
 	if (!rb)
 		return ERR_PTR(-ENOMEM);
 	return rb;

@@ -25,6 +25,7 @@ static void embm_reset_source(struct embm_sampler *s, const struct embm_source *
 	s->src = src;
 	s->nr_descs = 0;
 	s->direct = false;
+	s->records = false;
 	memset(s->closed, 0, sizeof(s->closed));
 	memset(s->status.kind, 0, sizeof(s->status.kind));
 	memset(s->throttled_ns, 0, sizeof(s->throttled_ns));
@@ -90,6 +91,7 @@ static int embm_setup_descs(struct embm_sampler *s, const char **why)
 		if (err)
 			return err;
 		s->direct |= s->descs[d].direct;
+		s->records |= !s->descs[d].direct && !s->descs[d].lead;
 		s->status.kind[d].name = s->descs[d].name;
 		s->status.kind[d].lead = s->descs[d].lead;
 		s->status.kind[d].by_count = !s->descs[d].lead &&

@@ -63,6 +63,8 @@
  * @read_event:	the event the LSMs are asked about for each reader
  *		(embm_perm_read_event()), made by the starter; kept with
  *		@stats.
+ * @phase_ns:	the time of the parts of the start and of the end (enum
+ *		embm_phase), in ns; the end's are 0 while running.
  *
  * All fields are protected by embm_lock.
  */
@@ -83,6 +85,7 @@ struct embm_session {
 	struct embm_sampler_status *status;
 	struct embm_stats *stats;
 	struct perf_event *read_event;
+	u64 phase_ns[EMBM_NR_PHASES];
 };
 
 /* Serialises session start and end; protects embm_session. Process context. */
@@ -211,7 +214,9 @@ static int __embm_session_start(struct task_struct *task,
 		.cfg	= &next.config,
 		.exited	= embm_session_exited,
 		.data	= (void *)(embm_session.gen + 1),
+		.phase_ns = next.phase_ns,
 	};
+	u64 t0 = ktime_get_ns(), t = t0;
 	int err = -ENOMEM;
 
 	lockdep_assert_held(&embm_lock);
@@ -235,6 +240,7 @@ static int __embm_session_start(struct task_struct *task,
 		err = PTR_ERR(next.read_event);
 		goto out_free;
 	}
+	next.phase_ns[EMBM_START_STATS] = embm_phase_end(&t);
 	if (task)
 		next.target = get_task_pid(task, PIDTYPE_TGID);
 	embm_owner_init(&next.owner);
@@ -250,7 +256,10 @@ static int __embm_session_start(struct task_struct *task,
 
 	next.named = task ? get_task_pid(task, PIDTYPE_PID) : NULL;
 	next.target_nr = next.target ? pid_vnr(next.target) : EMBM_PID_SYSTEM;
+	t = ktime_get_ns();
 	__embm_session_install(&next);
+	embm_session.phase_ns[EMBM_START_CLEAR] = ktime_get_ns() - t;
+	embm_session.phase_ns[EMBM_START] = ktime_get_ns() - t0;
 	embm_sampler_read_status(next.sampler, next.status);
 	pr_info_ratelimited("session started: target %d, node %d, source %s (%s)\n",
 			    embm_session.target_nr, node, next.status->source->name,
@@ -392,6 +401,7 @@ static struct embm_view *__embm_view(void)
 	if (se->start_ns)
 		v->elapsed_ns = (se->stop_ns ?: ktime_get_ns()) - se->start_ns;
 	v->config = se->config;
+	memcpy(v->phase_ns, se->phase_ns, sizeof(v->phase_ns));
 	if (se->sampler)
 		embm_sampler_read_status(se->sampler, &v->status);
 	else if (se->status)
@@ -482,21 +492,42 @@ struct embm_view *embm_session_view(unsigned long gen)
  */
 static struct embm_view *__embm_session_stop(enum embm_state state, const char *why)
 {
+	u64 *ph = embm_session.phase_ns, t0 = ktime_get_ns(), t;
+	struct embm_view *v;
+
 	lockdep_assert_held(&embm_lock);
 
-	embm_sampler_stop(embm_session.sampler, embm_session.status);
+	embm_sampler_stop(embm_session.sampler, embm_session.status, ph);
 	embm_session.sampler = NULL;
 	embm_session.stop_ns = ktime_get_ns();
 	embm_session.state = state;
 	embm_session.ended_by = why;
-	return __embm_view();
+	t = ktime_get_ns();
+	v = __embm_view();
+	ph[EMBM_END_VIEW] = ktime_get_ns() - t;
+	ph[EMBM_END] = ktime_get_ns() - t0;
+	return v;
 }
 
-/* The summary of a session that ended, in the kernel log.  No locks held. */
+/*
+ * The summary of a session that ended, in the kernel log; then the time
+ * it took goes to the session's EMBM_END_REPORT and EMBM_END, unless
+ * another session started meanwhile.  Takes embm_lock.
+ */
 static void embm_session_report(struct embm_view *v)
 {
-	if (v)
-		embm_report_summary(v);
+	u64 t = ktime_get_ns(), d;
+
+	if (!v)
+		return;
+	embm_report_summary(v);
+	d = ktime_get_ns() - t;
+	mutex_lock(&embm_lock);
+	if (embm_session.gen == v->gen) {
+		embm_session.phase_ns[EMBM_END_REPORT] = d;
+		embm_session.phase_ns[EMBM_END] += d;
+	}
+	mutex_unlock(&embm_lock);
 	embm_view_free(v);
 }
 

@@ -65,6 +65,48 @@ static int embm_cpu_reserve(struct embm_sampler *s, struct embm_cpu *c,
 }
 
 /*
+ * A wake of one of the events writing into a CPU's ring buffer: perf's
+ * wakeup of a buffer (its watermark, half the buffer, passed) wakes the
+ * waiters of every event attached to it (ring_buffer_wakeup()).  Wake
+ * ksamplingd once the session runs: before, it has not started, and the
+ * start wakes it.  Context: the wakeup's, an irq_work (hard IRQ), or a
+ * process that changes the event's buffer; with the wait queue's lock
+ * held, IRQs off: does not sleep.
+ */
+static int embm_ring_woken(struct wait_queue_entry *wq, unsigned int mode, int sync, void *key)
+{
+	struct embm_sampler *s = wq->private;
+
+	if (READ_ONCE(s->running))
+		wake_up_process(s->thread);
+	return 0;
+}
+
+/*
+ * Have @event, one writing into @c's buffer, wake ksamplingd when the
+ * buffer is half full: one event a CPU suffices (above).  Undone by
+ * embm_ring_unwatch() before @event is released.
+ */
+static void embm_ring_watch(struct embm_sampler *s, struct embm_cpu *c, struct perf_event *event)
+{
+	init_waitqueue_func_entry(&c->wake, embm_ring_woken);
+	c->wake.private = s;
+	add_wait_queue(&event->waitq, &c->wake);
+	c->woken_by = event;
+}
+
+/*
+ * Stop @c's buffer waking ksamplingd: a wake running now is over when
+ * this returns (the wait queue's lock).  The thread it wakes stays
+ * referenced until after the events are released (embm_sampler_stop()).
+ */
+static void embm_ring_unwatch(struct embm_cpu *c)
+{
+	remove_wait_queue(&c->woken_by->waitq, &c->wake);
+	c->woken_by = NULL;
+}
+
+/*
  * Create descriptor @d's event on @cpu for @task (NULL: every task), in
  * @leader's group if not NULL, disabled, with the period in force.  A
  * counting leader has no period.  A direct event has embm's overflow
@@ -135,6 +177,8 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 		err = perf_kernel_rb_attach(event, c->rb);
 		if (err)
 			goto out_release;
+		if (!c->woken_by)
+			embm_ring_watch(s, c, event);
 	}
 	if (!s->running && !s->nr_events) {
 		err = security_perf_event_read(event);
@@ -165,6 +209,8 @@ static void embm_drop_last(struct embm_sampler *s, struct embm_cpu *c)
 {
 	struct embm_ev *ev = &c->evs[--c->nr_events];
 
+	if (ev->event == c->woken_by)
+		embm_ring_unwatch(c);
 	perf_event_release_kernel(ev->event);
 	xa_erase(&s->ids, ev->id);
 	s->nr_events--;
@@ -209,7 +255,7 @@ static int embm_open_kinds(struct embm_sampler *s, struct embm_cpu *c, int cpu,
 /* Ring-buffer pages of one CPU, the control page included. */
 static unsigned long embm_ring_charge(const struct embm_sampler *s)
 {
-	return s->cfg.ring_pages + 1;
+	return embm_ring_pages(s) + 1;
 }
 
 /*
@@ -243,7 +289,7 @@ static int embm_cpu_buffers(struct embm_sampler *s, struct embm_cpu *c, int cpu)
 	err = embm_mlock_charge(&s->mlock, embm_ring_charge(s));
 	if (err)
 		return err;
-	c->rb = perf_kernel_rb_alloc(s->cfg.ring_pages, cpu);
+	c->rb = perf_kernel_rb_alloc(embm_ring_pages(s), cpu);
 	if (IS_ERR(c->rb)) {
 		err = PTR_ERR(c->rb);
 		c->rb = NULL;
@@ -331,6 +377,8 @@ void __embm_close_cpu(struct embm_sampler *s, int cpu, bool counted)
 		if (!r.task)
 			s->closed[r.kind].enabled += r.enabled;
 	}
+	if (c->woken_by)
+		embm_ring_unwatch(c);
 	for (i = c->nr_events; i-- > 0; ) {
 		perf_event_release_kernel(c->evs[i].event);
 		cond_resched();
@@ -423,7 +471,7 @@ void embm_hotplug_attach(struct embm_sampler *s)
 void embm_hotplug_run(struct embm_sampler *s)
 {
 	spin_lock(&embm_active_lock);
-	s->running = true;
+	WRITE_ONCE(s->running, true);
 	spin_unlock(&embm_active_lock);
 }
 

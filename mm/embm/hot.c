@@ -58,9 +58,11 @@ struct embm_hot *embm_hot_alloc(unsigned int capacity)
 		return NULL;
 	hot->capacity = capacity;
 	hot->hash_bits = ilog2(roundup_pow_of_two(capacity)) + 1;
-	hot->entry = kvcalloc(capacity, sizeof(*hot->entry), GFP_KERNEL_ACCOUNT);
-	hot->heap = kvcalloc(capacity, sizeof(*hot->heap), GFP_KERNEL_ACCOUNT);
-	hot->bucket = kvcalloc(1U << hot->hash_bits, sizeof(*hot->bucket), GFP_KERNEL_ACCOUNT);
+	/* Not zeroed: only the first @used entries and heap slots are read. */
+	hot->entry = kvmalloc_array(capacity, sizeof(*hot->entry), GFP_KERNEL_ACCOUNT);
+	hot->heap = kvmalloc_array(capacity, sizeof(*hot->heap), GFP_KERNEL_ACCOUNT);
+	hot->bucket = kvmalloc_array(1U << hot->hash_bits, sizeof(*hot->bucket),
+				     GFP_KERNEL_ACCOUNT);
 	if (!hot->entry || !hot->heap || !hot->bucket) {
 		embm_hot_free(hot);
 		return NULL;

@@ -2,16 +2,18 @@
 /*
  * embm: ksamplingd, the sampler's thread
  *
- * ksamplingd drains the buffers and queues every EMBM_DRAIN_MS (sooner
- * when a ring was a quarter full, or when a queue filled to half woke it
- * through an irq_work, in hard IRQ context), follows CPU hotplug and the
- * period knobs, keeps its own CPU use within a budget by moving the
+ * ksamplingd drains the buffers and queues at an interval that follows
+ * the rate the rings fill at (ksamplingd_next_wake()), or sooner when a
+ * queue filled to half or perf's wakeup of a ring (half of it written)
+ * woke it, through an irq_work (in hard IRQ context), follows CPU hotplug
+ * and the period knobs, keeps its own CPU use within a budget by moving the
  * periods, reads the events' counts, and notices when the target process
  * or the starter exits.  Functions named ksamplingd_*() run only in it;
  * while it runs it alone touches the events and buffers
  * (sampler-internal.h has the lock rules).
  */
 
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/perf_event.h>
@@ -26,8 +28,9 @@
 #include "sampler-internal.h"
 #include "session.h"
 
-#define EMBM_DRAIN_MS		10	/* how often ksamplingd drains */
-#define EMBM_DRAIN_FAST_MS	1	/* ... after a ring was a quarter full (a jiffy at least) */
+#define EMBM_WAKE_START_US	10000	/* the first round's interval */
+#define EMBM_WAKE_MIN_US	500	/* the shortest interval, ... */
+#define EMBM_WAKE_MAX_US	100000	/* ... the longest */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
 #define EMBM_ADAPT_SAMPLES	64	/* samples a round needs to measure their cost */
 #define EMBM_READ_PERMILLE	10	/* of a CPU the count reads may take */
@@ -35,21 +38,19 @@
 /*
  * Drain every CPU's buffer and queue.  The CPU time of a pass that found
  * samples goes to the budget's measure of the cost per sample (only work
- * done for samples: a wakeup that finds nothing costs no sample).
- * Context: ksamplingd.  Return: true if a ring buffer was at least a
- * quarter full: drain again soon.
+ * done for samples: a wakeup that finds nothing costs no sample).  The
+ * bytes each ring held add to its @filled, for ksamplingd_next_wake().
+ * Context: ksamplingd.
  */
-static bool ksamplingd_drain_all(struct embm_sampler *s)
+static void ksamplingd_drain_all(struct embm_sampler *s)
 {
-	u64 t0 = task_sched_runtime(current), n = 0, quarter;
-	bool busy = false;
+	u64 t0 = task_sched_runtime(current), n = 0;
 	int cpu;
 
-	quarter = s->cfg.ring_pages * PAGE_SIZE / 4;
 	for_each_possible_cpu(cpu) {
 		if (!s->cpu[cpu].rb)
 			continue;
-		busy |= perf_kernel_rb_pending(s->cpu[cpu].rb) >= quarter;
+		s->cpu[cpu].filled += perf_kernel_rb_pending(s->cpu[cpu].rb);
 		mutex_lock(&s->lock);
 		n += __embm_drain_cpu(s, cpu);
 		s->status.kthread_ns = s->thread->se.sum_exec_runtime;
@@ -60,7 +61,32 @@ static bool ksamplingd_drain_all(struct embm_sampler *s)
 		s->win_samples += n;
 		s->win_ns += task_sched_runtime(current) - t0;
 	}
-	return busy;
+}
+
+/*
+ * The interval to the next round, in us: the time the fastest-filling
+ * ring takes to fill a quarter at the rate it filled since the last
+ * round (@elapsed_ns ago), between EMBM_WAKE_MIN_US and EMBM_WAKE_MAX_US,
+ * and at most twice the last interval, so that a pause in the samples
+ * does not leave the rings a long sleep to overflow in when they come
+ * back.  Rings fill at the sample rate (a record each; perf's throttle
+ * and lost records for direct events, whose samples go to queues that
+ * wake ksamplingd themselves when half full).  Resets the rings' @filled.
+ * Context: ksamplingd.
+ */
+static u64 ksamplingd_next_wake(struct embm_sampler *s, u64 elapsed_ns)
+{
+	u64 quarter = embm_ring_pages(s) * PAGE_SIZE / 4, most = 0, us;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		most = max(most, s->cpu[cpu].filled);
+		s->cpu[cpu].filled = 0;
+	}
+	us = most ? div64_u64(mul_u64_u64_div_u64(elapsed_ns, quarter, most), NSEC_PER_USEC) :
+		EMBM_WAKE_MAX_US;
+	us = clamp_t(u64, us, EMBM_WAKE_MIN_US, EMBM_WAKE_MAX_US);
+	return min(us, 2 * s->status.wake_us);
 }
 
 /*
@@ -240,62 +266,60 @@ out_restore:
 }
 
 /*
- * Keep ksamplingd's CPU use under cfg.cpu_budget permille: double the
- * periods when above, halve them (not below the base) when under a
- * quarter.  Inherited events change with their parents
+ * Keep ksamplingd's CPU time under cfg.cpu_budget permille of a CPU.  The
+ * use is ksamplingd's whole CPU time over the round (at least
+ * EMBM_ADAPT_MS; @cpu_ns is its CPU time now), count reads and wakeups
+ * included, as the guest's clock sees it (a host that stalls a guest's
+ * vCPUs, QEMU under TCG or an overcommitted VM, makes it look larger).
+ * Of it, the drains that found samples (win_ns) are what the period
+ * moves: halving the periods doubles them.  So the periods double when
+ * the use is over the budget and the drains are at least a quarter of it
+ * (else the samples are not what costs: thousands of threads' count
+ * reads, bounded apart by ksamplingd_read_kinds()); they halve, not below
+ * the base, when the use with the drains doubled would stay under half
+ * the budget.  The two never undo each other: after a doubling the use
+ * with the drains doubled again is what it was, over the budget.
+ * Inherited events change with their parents
  * (perf_kernel_counter_period()).  Samples carry their own period, or
  * get the one in force when they are drained: ksamplingd_set_periods()
  * drains each CPU's buffer just before it changes that CPU's events.
- *
- * The use is estimated as the samples drained in the round times the cost
- * of one, the least ksamplingd's CPU time per sample has been over the
- * last EMBM_COST_ROUNDS rounds of at least EMBM_ADAPT_SAMPLES samples (so
- * that it follows a workload whose samples cost more).  Not ksamplingd's
- * whole CPU
- * time: its wakeups cost the same with no sample to drain, and a host that
- * stalls a guest's vCPUs (QEMU under TCG, an overcommitted VM) inflates
- * the CPU time the guest sees, but only ever adds to the least cost per
- * sample.  Reading the events' counts is not counted: it does not
- * depend on the period, and ksamplingd_read_kinds() bounds it apart.
  * The cost a sample adds to the sampled task (perf's overflow, a PEBS or
- * IBS record, a direct sample's 8 bytes) is not counted either.
+ * IBS record, a direct sample's 8 bytes) is not counted: the period
+ * bounds it.
  */
-static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
+static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 cpu_ns)
 {
-	u64 now = ktime_get_ns(), elapsed = now - *last_ns, n = s->win_samples, used;
+	u64 now = ktime_get_ns(), elapsed = now - *last_ns, n = s->win_samples;
 	u64 period = s->status.period, store = s->status.store_period, budget;
+	u64 used, drains;
 	char why[sizeof(s->status.period_why)];
 
 	if (elapsed < EMBM_ADAPT_MS * NSEC_PER_MSEC)
 		return;
 	*last_ns = now;
-	if (n >= EMBM_ADAPT_SAMPLES) {
-		u64 cost = max(div64_u64(s->win_ns, n), 1ULL), least = cost;
-		int i;
-
-		s->costs[s->nr_costs++ % EMBM_COST_ROUNDS] = cost;
-		for (i = 0; i < min(s->nr_costs, EMBM_COST_ROUNDS); i++)
-			least = min(least, s->costs[i]);
-		s->status.sample_cost_ns = least;
-	}
+	used = div64_u64((cpu_ns - s->win_cpu) * 1000, elapsed);
+	drains = min(div64_u64(s->win_ns * 1000, elapsed), used);
+	if (n >= EMBM_ADAPT_SAMPLES)
+		s->status.sample_cost_ns = max(div64_u64(s->win_ns, n), 1ULL);
+	s->win_cpu = cpu_ns;
 	s->win_samples = 0;
 	s->win_ns = 0;
-	used = mul_u64_u64_div_u64(n, s->status.sample_cost_ns * 1000, elapsed);
 	s->status.budget_used = used;
 	budget = s->cfg.cpu_budget;
 	if (!budget)
 		return;
 
-	if (used > budget && period < EMBM_PERIOD_MAX) {
+	if (used > budget && drains >= budget / 4 && period < EMBM_PERIOD_MAX) {
 		snprintf(why, sizeof(why),
 			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each)",
 			 used, budget, div64_u64(n * NSEC_PER_SEC, elapsed),
 			 s->status.sample_cost_ns);
 		ksamplingd_set_periods(s, embm_align_period(s, period * 2),
 				       embm_align_period(s, store * 2), why);
-	} else if (used < budget / 4 && period > s->base_period) {
-		snprintf(why, sizeof(why), "cpu_budget: %llu < %llu permille, a quarter of %llu",
-			 used, budget / 4, budget);
+	} else if (used + drains < budget / 2 && period > s->base_period) {
+		snprintf(why, sizeof(why),
+			 "cpu_budget: %llu permille, %llu with twice the samples < %llu",
+			 used, used + drains, budget / 2);
 		ksamplingd_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
 				       embm_align_period(s, max(store / 2, s->base_store)), why);
 	}
@@ -397,14 +421,16 @@ static void ksamplingd_set_readers(struct embm_sampler *s)
 }
 
 /*
- * Sleep until the next round: @busy rings drain again after
- * EMBM_DRAIN_FAST_MS.  A queue's wake that came while ksamplingd was
- * awake found it running and will not come again: a queue half full is
- * drained now.  Set the state first, so that a wake from here on ends the
- * sleep.
+ * Sleep until the next round, status.wake_us from now (with a quarter of
+ * it as slack, for the timer to coalesce with others).  A queue's wake
+ * that came while ksamplingd was awake found it running and will not come
+ * again: a queue half full is drained now.  Set the state first, so that
+ * a wake from here on ends the sleep.
  */
-static void ksamplingd_sleep(struct embm_sampler *s, bool busy)
+static void ksamplingd_sleep(struct embm_sampler *s)
 {
+	u64 us = s->status.wake_us;
+	ktime_t t = ns_to_ktime(us * NSEC_PER_USEC);
 	int cpu;
 
 	set_current_state(TASK_INTERRUPTIBLE);
@@ -416,11 +442,11 @@ static void ksamplingd_sleep(struct embm_sampler *s, bool busy)
 			return;
 		}
 	}
-	schedule_timeout(msecs_to_jiffies(busy ? EMBM_DRAIN_FAST_MS : EMBM_DRAIN_MS));
+	schedule_hrtimeout_range(&t, us * NSEC_PER_USEC / 4, HRTIMER_MODE_REL);
 }
 
 /*
- * The thread: a round every EMBM_DRAIN_MS or sooner, until the target or
+ * The thread: a round every status.wake_us or sooner, until the target or
  * the starter exits (then it tells the session and waits) or the stop
  * comes (kthread_stop()).  What it allocates is charged to the starter's
  * memory cgroup.
@@ -429,15 +455,22 @@ int ksamplingd(void *data)
 {
 	struct embm_sampler *s = data;
 	u64 last_ns = ktime_get_ns(), next_read = last_ns + EMBM_READ_MS * NSEC_PER_MSEC;
-	bool target_gone, owner_gone, busy;
+	u64 round_ns = last_ns, now;
+	bool target_gone, owner_gone;
 	struct mem_cgroup *old_memcg = set_active_memcg(s->memcg);
 
 	ksamplingd_set_readers(s);
+	s->status.wake_us = EMBM_WAKE_START_US;
+	s->win_cpu = task_sched_runtime(current);
 	while (!kthread_should_stop()) {
-		busy = ksamplingd_drain_all(s);
+		now = ktime_get_ns();
+		ksamplingd_drain_all(s);
+		s->status.wake_us = ksamplingd_next_wake(s, now - round_ns);
+		s->status.wakeups++;
+		round_ns = now;
 		ksamplingd_hotplug(s);
 		ksamplingd_knobs(s);
-		ksamplingd_adapt(s, &last_ns);
+		ksamplingd_adapt(s, &last_ns, task_sched_runtime(current));
 		if (ktime_get_ns() >= next_read)
 			ksamplingd_read_kinds(s, &next_read);
 		target_gone = ksamplingd_gone(s->target);
@@ -451,7 +484,7 @@ int ksamplingd(void *data)
 			break;
 		}
 		embm_publish_status(s);
-		ksamplingd_sleep(s, busy);
+		ksamplingd_sleep(s);
 	}
 	/* Wait for kthread_stop(). */
 	while (!kthread_should_stop()) {

@@ -10,7 +10,8 @@
  * ksamplingd last published), then the results' lock, interruptibly, so
  * that the results it prints are one consistent snapshot.  While a session
  * runs, the sampler's figures (lost, periods, event counts) may be one
- * round of ksamplingd (about EMBM_DRAIN_MS) older than the results.
+ * round of ksamplingd (status's wake_us, at most 100 ms) older than the
+ * results.
  * Process context.  Who may read: see embm_proc_open().
  */
 
@@ -225,6 +226,29 @@ static void embm_show_source(struct seq_file *m, const struct embm_view *v)
 	seq_printf(m, "accesses_unit %s\n", src && src->unit ? src->unit : "accesses");
 }
 
+/* What embm_start() and embm_end() took, in us, by part (enum embm_phase). */
+static void embm_show_phases(struct seq_file *m, const struct embm_view *v)
+{
+	static const char *const names[EMBM_NR_PHASES] = {
+		[EMBM_START_STATS]	= "start_stats_us",
+		[EMBM_START_THREADS]	= "start_threads_us",
+		[EMBM_START_KTHREAD]	= "start_kthread_us",
+		[EMBM_START_EVENTS]	= "start_events_us",
+		[EMBM_START_ENABLE]	= "start_enable_us",
+		[EMBM_START_CLEAR]	= "start_clear_us",
+		[EMBM_START]		= "start_us",
+		[EMBM_END_KTHREAD]	= "end_kthread_us",
+		[EMBM_END_CLOSE]	= "end_close_us",
+		[EMBM_END_VIEW]		= "end_view_us",
+		[EMBM_END_REPORT]	= "end_report_us",
+		[EMBM_END]		= "end_us",
+	};
+	int i;
+
+	for (i = 0; i < EMBM_NR_PHASES; i++)
+		seq_printf(m, "%s %llu\n", names[i], div_u64(v->phase_ns[i], NSEC_PER_USEC));
+}
+
 /* The sampler: its periods, its CPU budget, its events and buffers. */
 static void embm_show_sampler(struct seq_file *m, const struct embm_view *v)
 {
@@ -242,6 +266,8 @@ static void embm_show_sampler(struct seq_file *m, const struct embm_view *v)
 	seq_printf(m, "count_reads %llu\n", ss->count_reads);
 	seq_printf(m, "count_read_ns %llu\n", ss->count_read_ns);
 	seq_printf(m, "count_read_every_ms %llu\n", ss->count_read_every_ms);
+	seq_printf(m, "wake_us %llu\n", ss->wake_us);
+	seq_printf(m, "wakeups %llu\n", ss->wakeups);
 	seq_printf(m, "ldlat %llu\n", v->config.ldlat);
 	seq_printf(m, "cpus %*pbl\n", cpumask_pr_args(&ss->cpus));
 	seq_printf(m, "events %u\n", ss->nr_events);
@@ -254,6 +280,7 @@ static void embm_show_sampler(struct seq_file *m, const struct embm_view *v)
 	seq_printf(m, "ring_pages_max %llu\n", ss->ring_pages_max);
 	seq_printf(m, "queue_bytes_max %llu\n", ss->queue_bytes_max);
 	seq_printf(m, "direct_samples %llu\n", ss->direct_samples);
+	embm_show_phases(m, v);
 }
 
 /*

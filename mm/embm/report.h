@@ -30,6 +30,8 @@ struct seq_buf;
  * @node:	the node under study, or NUMA_NO_NODE.
  * @elapsed_ns:	how long it ran, or has run until now.
  * @config:	the knobs it started with.
+ * @phase_ns:	the time of the parts of its start and end (enum
+ *		embm_phase), in ns; the end's are 0 while it runs.
  * @status:	the sampler's status, as it was then or at the end.
  * @stats:	the results, referenced (the live ones while it runs: take
  *		their lock to read them); NULL before the first session.
@@ -47,6 +49,7 @@ struct embm_view {
 	int node;
 	u64 elapsed_ns;
 	struct embm_config config;
+	u64 phase_ns[EMBM_NR_PHASES];
 	struct embm_sampler_status status;
 	struct embm_stats *stats;
 };

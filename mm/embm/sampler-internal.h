@@ -42,6 +42,7 @@
 #include <linux/memcontrol.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include "direct.h"
@@ -50,7 +51,6 @@
 #include "session.h"
 #include "stats.h"
 
-#define EMBM_COST_ROUNDS	8	/* rounds the least cost is taken over */
 #define EMBM_READ_MS		1000	/* how often it reads the counts, at most */
 #define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
@@ -74,7 +74,11 @@ struct embm_kind_sum {
 
 /*
  * The events of one CPU, room for them, the buffer they share, and the
- * queue of the direct ones (direct.c).
+ * queue of the direct ones (direct.c).  @filled: the bytes drained from
+ * the buffer since ksamplingd's last round (ksamplingd only).  @wake: on
+ * the wait queue of @woken_by, one of the events writing into the
+ * buffer, so that perf's wakeup of the buffer wakes ksamplingd (evset.c,
+ * embm_ring_watch()); @woken_by NULL: none yet.
  */
 struct embm_cpu {
 	struct perf_buffer *rb;
@@ -82,6 +86,9 @@ struct embm_cpu {
 	struct embm_ev *evs;
 	unsigned int nr_events;
 	unsigned int room;
+	u64 filled;
+	struct wait_queue_entry wake;
+	struct perf_event *woken_by;
 };
 
 /**
@@ -105,6 +112,8 @@ struct embm_cpu {
  * @descs:	 its event kinds.
  * @nr_descs:	 how many.
  * @direct:	 one of them is direct: each CPU gets a queue.
+ * @records:	 one of them samples into the ring (not direct, not a
+ *		 counting leader): the ring gets ring_pages, else one page.
  * @queue_bytes: the memory of the queues now.
  * @ids:	 event id -> index in @descs, for the samples' IDENTIFIER.
  * @throttles:	 event (stream) id -> the perf time it was throttled at and
@@ -141,10 +150,9 @@ struct embm_cpu {
  * @win_samples: samples drained since the budget's last round.
  * @win_ns:	 ksamplingd's CPU time in the drains that found samples,
  *		 likewise.
+ * @win_cpu:	 ksamplingd's CPU time at the budget's last round.
  * @knob_gen:	 embm_knobs_period_gen() when the period knobs were last
  *		 taken (0: never, since the start).
- * @costs:	 the cost of a sample in the budget's last rounds, in ns.
- * @nr_costs:	 rounds that measured one.
  * @memcg:	 the starter's memory cgroup, referenced: what ksamplingd
  *		 allocates for the session (events and queues of CPUs that
  *		 come online, arrays that grow, page bitmaps of new nodes) is
@@ -165,6 +173,7 @@ struct embm_sampler {
 	struct embm_event_desc descs[EMBM_MAX_EVENTS];
 	int nr_descs;
 	bool direct;
+	bool records;
 	u64 queue_bytes;
 	struct xarray ids;
 	struct xarray throttles;
@@ -189,9 +198,8 @@ struct embm_sampler {
 	unsigned int nr_readings;
 	u64 win_samples;
 	u64 win_ns;
+	u64 win_cpu;
 	unsigned int knob_gen;
-	u64 costs[EMBM_COST_ROUNDS];
-	unsigned int nr_costs;
 	struct mem_cgroup *memcg;
 };
 
@@ -212,6 +220,17 @@ static inline u64 embm_align_period(const struct embm_sampler *s, u64 period)
 
 	period = clamp_t(u64, period, 1, EMBM_PERIOD_MAX);
 	return a > 1 ? roundup(period, a) : period;
+}
+
+/*
+ * Data pages of one CPU's ring buffer: the ring_pages knob's, or one when
+ * no event samples into it (@records): a direct event writes only perf's
+ * throttle and lost records there (24 to 40 bytes each, one pair a
+ * throttled tick at most), and a page holds a hundred.
+ */
+static inline u64 embm_ring_pages(const struct embm_sampler *s)
+{
+	return s->records ? s->cfg.ring_pages : 1;
 }
 
 /* The descriptor of @ev, or NULL. */

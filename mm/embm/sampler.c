@@ -138,6 +138,7 @@ static struct embm_sampler *embm_sampler_alloc(const struct embm_sampler_args *a
 struct embm_sampler *embm_sampler_start(const struct embm_sampler_args *args,
 					struct embm_sampler_status *status)
 {
+	u64 *ph = args->phase_ns, t = ktime_get_ns();
 	struct embm_sampler *s;
 	int cpu, err;
 
@@ -149,6 +150,7 @@ struct embm_sampler *embm_sampler_start(const struct embm_sampler_args *args,
 		if (err)
 			goto out_free;
 	}
+	ph[EMBM_START_THREADS] = embm_phase_end(&t);
 
 	/* Not started yet: hotplug marks CPUs from here on, without waking it. */
 	s->thread = kthread_create(ksamplingd, s, "ksamplingd");
@@ -158,11 +160,13 @@ struct embm_sampler *embm_sampler_start(const struct embm_sampler_args *args,
 	}
 	get_task_struct(s->thread);
 	embm_hotplug_attach(s);
+	ph[EMBM_START_KTHREAD] = embm_phase_end(&t);
 
 	err = embm_choose_source(s);
 	if (err)
 		goto out_detach;
 	s->status.source = s->src;
+	ph[EMBM_START_EVENTS] = embm_phase_end(&t);
 	for_each_possible_cpu(cpu)
 		embm_enable_cpu(s, cpu, 0);
 	if (s->target) {
@@ -174,6 +178,7 @@ struct embm_sampler *embm_sampler_start(const struct embm_sampler_args *args,
 	__embm_count_events(s);
 	mutex_unlock(&s->lock);
 	embm_publish_status(s);
+	ph[EMBM_START_ENABLE] = embm_phase_end(&t);
 
 	embm_hotplug_run(s);
 	wake_up_process(s->thread);
@@ -197,8 +202,9 @@ out_free:
  * @s:	    a running sampler
  * @status: filled in
  *
- * ksamplingd publishes its status after each round, every EMBM_DRAIN_MS
- * or so; the copy may be that much older than the results.
+ * ksamplingd publishes its status after each round (status's wake_us
+ * apart, at most 100 ms); the copy may be that much older than the
+ * results.
  *
  * Context: process or atomic; takes the sampler's pub_lock (a spinlock,
  * held only for the copy).  The caller keeps @s from being stopped
@@ -214,19 +220,25 @@ void embm_sampler_read_status(struct embm_sampler *s,
 
 /**
  * embm_sampler_stop() - stop ksamplingd, drain and release everything
- * @s:	    from embm_sampler_start(); freed
- * @status: filled in with the final status
+ * @s:	      from embm_sampler_start(); freed
+ * @status:   filled in with the final status
+ * @phase_ns: filled in with the time of the stop's parts (enum
+ *	      embm_phase: EMBM_END_KTHREAD and EMBM_END_CLOSE), in ns
  *
  * Context: process; the caller serialises starts and stops.
  */
-void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *status)
+void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *status,
+		       u64 *phase_ns)
 {
+	u64 t = ktime_get_ns();
+
 	embm_hotplug_detach();
 
 	kthread_stop(s->thread);
 	mutex_lock(&s->lock);
 	s->status.kthread_ns = s->thread->se.sum_exec_runtime;
 	mutex_unlock(&s->lock);
+	phase_ns[EMBM_END_KTHREAD] = embm_phase_end(&t);
 
 	/*
 	 * A queue's wake may still come, until its events are released and
@@ -238,4 +250,5 @@ void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *statu
 	embm_put_tasks(s);
 	*status = s->status;
 	embm_sampler_free(s);
+	phase_ns[EMBM_END_CLOSE] = embm_phase_end(&t);
 }

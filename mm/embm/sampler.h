@@ -10,6 +10,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/embm.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 #include "session.h"
@@ -30,10 +31,10 @@ struct pid;
  * @period_changes: times the period moved (the budget, or the knob).
  * @period_errors: period changes perf refused (the old period stayed).
  * @period_why:	why the period last moved; "" if it never did.
- * @sample_cost_ns: ksamplingd's CPU time per sample drained, the least
- *		measured over a round of the budget (0: not yet measured).
- * @budget_used: ksamplingd's CPU use as the budget last estimated it,
- *		permille of a CPU: samples drained x @sample_cost_ns.
+ * @sample_cost_ns: ksamplingd's CPU time per sample drained, over the
+ *		last round of the budget with enough samples (0: none yet).
+ * @budget_used: ksamplingd's CPU time over the budget's last round,
+ *		permille of a CPU.
  * @count_reads: times ksamplingd read the events' counts.
  * @count_read_ns: ksamplingd's CPU time in the last of them.
  * @count_read_every_ms: how long it waits between them now: at least
@@ -41,6 +42,8 @@ struct pid;
  *		EMBM_READ_PERMILLE of a CPU over the interval (thousands of
  *		inherited children, each read with its parent).
  * @kthread_ns:	CPU time ksamplingd used.
+ * @wake_us:	the interval to ksamplingd's next round (ksamplingd's own).
+ * @wakeups:	ksamplingd's rounds (likewise).
  * @nr_events:	events open now.
  * @ring_pages_locked: ring-buffer pages charged to the starter now.
  * @ring_pages_max: the most ring-buffer pages charged at once.
@@ -83,6 +86,8 @@ struct embm_sampler_status {
 	u64 count_read_ns;
 	u64 count_read_every_ms;
 	u64 kthread_ns;
+	u64 wake_us;
+	u64 wakeups;
 	unsigned int nr_events;
 	u64 ring_pages_locked;
 	u64 ring_pages_max;
@@ -125,6 +130,40 @@ enum embm_exit {
 typedef void (*embm_exit_fn)(void *data, enum embm_exit who);
 
 /**
+ * enum embm_phase - the parts of embm_start() and embm_end() that are timed
+ * @EMBM_START_STATS:	the results' tables (the session's).
+ * @EMBM_START_THREADS:	listing the target's threads.
+ * @EMBM_START_KTHREAD:	creating ksamplingd.
+ * @EMBM_START_EVENTS:	choosing the source, opening every CPU's events
+ *			and making their buffers.
+ * @EMBM_START_ENABLE:	enabling them, and opening those of the threads
+ *			the target made meanwhile.
+ * @EMBM_START_CLEAR:	dropping the previous session's results.
+ * @EMBM_START:		the whole start, from the session's lock on.
+ * @EMBM_END_KTHREAD:	stopping ksamplingd.
+ * @EMBM_END_CLOSE:	the last drain, releasing the events and buffers.
+ * @EMBM_END_VIEW:	the copy of the ended session for the summary.
+ * @EMBM_END_REPORT:	printing the summary.
+ * @EMBM_END:		the whole end, from the session's lock on.
+ * @EMBM_NR_PHASES:	how many.
+ */
+enum embm_phase {
+	EMBM_START_STATS,
+	EMBM_START_THREADS,
+	EMBM_START_KTHREAD,
+	EMBM_START_EVENTS,
+	EMBM_START_ENABLE,
+	EMBM_START_CLEAR,
+	EMBM_START,
+	EMBM_END_KTHREAD,
+	EMBM_END_CLOSE,
+	EMBM_END_VIEW,
+	EMBM_END_REPORT,
+	EMBM_END,
+	EMBM_NR_PHASES,
+};
+
+/**
  * struct embm_sampler_args - what a session asks of the sampler
  * @target: thread-group pid of the target, NULL for every process; the
  *	    caller keeps its reference valid until embm_sampler_stop()
@@ -138,6 +177,8 @@ typedef void (*embm_exit_fn)(void *data, enum embm_exit who);
  * @exited: called once, by ksamplingd, when the target or the starter
  *	    exits; see embm_exit_fn
  * @data:   its argument
+ * @phase_ns: where the start writes the time of its parts (enum
+ *	    embm_phase, EMBM_START_THREADS to EMBM_START_ENABLE), in ns
  */
 struct embm_sampler_args {
 	struct pid *target;
@@ -147,14 +188,25 @@ struct embm_sampler_args {
 	struct embm_stats *st;
 	embm_exit_fn exited;
 	void *data;
+	u64 *phase_ns;
 };
 
 struct embm_sampler;
+
+/* The ns since *@t, which becomes now: the time of a part just done. */
+static inline u64 embm_phase_end(u64 *t)
+{
+	u64 now = ktime_get_ns(), d = now - *t;
+
+	*t = now;
+	return d;
+}
 
 struct embm_sampler *embm_sampler_start(const struct embm_sampler_args *args,
 					struct embm_sampler_status *status);
 void embm_sampler_read_status(struct embm_sampler *s,
 			      struct embm_sampler_status *status);
-void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *status);
+void embm_sampler_stop(struct embm_sampler *s, struct embm_sampler_status *status,
+		       u64 *phase_ns);
 
 #endif /* __MM_EMBM_SAMPLER_H */

@@ -48,12 +48,23 @@ static unsigned int embm_page_bit(u64 pfn)
 #define EMBM_PAGES_BYTES	(BITS_TO_LONGS(1U << EMBM_PAGES_BITS) * sizeof(long))
 
 /*
- * The distinct-page bitmap of a node: 128 KiB, so maybe vmalloc()ed.
- * Counted in @st's size.  Process context; st->lock held once @st is seen.
+ * The bitmap is zeroed a chunk at a time, when a page's bit first lands in
+ * it (struct embm_node_stats's pages_zeroed): not at start, where zeroing
+ * every node's took most of embm_start() under QEMU's TCG.
+ */
+#define EMBM_PAGES_CHUNKS	32
+#define EMBM_CHUNK_BITS		(EMBM_PAGES_BITS - ilog2(EMBM_PAGES_CHUNKS))
+#define EMBM_CHUNK_LONGS	(BITS_TO_LONGS(1U << EMBM_CHUNK_BITS))
+static_assert(EMBM_PAGES_CHUNKS <= 32);	/* a bit each in pages_zeroed, a u32 */
+
+/*
+ * The distinct-page bitmap of a node: 128 KiB, so maybe vmalloc()ed; not
+ * zeroed (above).  Counted in @st's size.  Process context; st->lock held
+ * once @st is seen.
  */
 static unsigned long *embm_pages_alloc(struct embm_stats *st)
 {
-	unsigned long *pages = kvzalloc(EMBM_PAGES_BYTES, GFP_KERNEL_ACCOUNT);
+	unsigned long *pages = kvmalloc(EMBM_PAGES_BYTES, GFP_KERNEL_ACCOUNT);
 
 	if (pages)
 		st->bytes += EMBM_PAGES_BYTES;
@@ -73,8 +84,10 @@ static void __embm_stats_add_node(struct embm_stats *st, int nid)
 	lockdep_assert_held(&st->lock);
 	ns->present = true;
 	st->tier[nid] = embm_node_tier(st, nid);
-	if (!ns->pages)
+	if (!ns->pages) {
 		ns->pages = embm_pages_alloc(st);
+		ns->pages_zeroed = 0;
+	}
 }
 
 static void embm_stats_free(struct embm_stats *st);
@@ -675,6 +688,18 @@ static unsigned int embm_lat_bucket(u64 cycles)
  * quarter of it, in about a millisecond.  Caller holds st->lock (a mutex):
  * may yield.
  */
+/* Set bit @bit of @ns's bitmap, zeroing its chunk first if it is new. */
+static void embm_stats_set_page_bit(struct embm_node_stats *ns, unsigned int bit)
+{
+	unsigned int chunk = bit >> EMBM_CHUNK_BITS;
+
+	if (!(ns->pages_zeroed & BIT(chunk))) {
+		bitmap_zero(ns->pages + chunk * EMBM_CHUNK_LONGS, 1U << EMBM_CHUNK_BITS);
+		ns->pages_zeroed |= BIT(chunk);
+	}
+	__set_bit(bit, ns->pages);
+}
+
 static void embm_stats_mark_pages(struct embm_node_stats *ns, u64 pfn, u32 nr)
 {
 	u64 first = pfn & ~((u64)nr - 1);
@@ -683,11 +708,11 @@ static void embm_stats_mark_pages(struct embm_node_stats *ns, u64 pfn, u32 nr)
 	if (!ns->pages)
 		return;
 	if (nr == 1) {
-		__set_bit(embm_page_bit(pfn), ns->pages);
+		embm_stats_set_page_bit(ns, embm_page_bit(pfn));
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		__set_bit(embm_page_bit(first + i), ns->pages);
+		embm_stats_set_page_bit(ns, embm_page_bit(first + i));
 		if ((i & 4095) == 4095)
 			cond_resched();
 	}
@@ -973,12 +998,16 @@ static u64 embm_log2_q32(u32 v)
 u64 embm_stats_distinct_pages(const struct embm_node_stats *ns)
 {
 	const unsigned int m = 1U << EMBM_PAGES_BITS;
-	unsigned int z;
+	unsigned int z = m, c;
 	u64 ln_q32;
 
 	if (!ns->pages)
 		return 0;
-	z = m - bitmap_weight(ns->pages, m);
+	/* Chunks never zeroed have no bit set. */
+	for (c = 0; c < EMBM_PAGES_CHUNKS; c++) {
+		if (ns->pages_zeroed & BIT(c))
+			z -= bitmap_weight(ns->pages + c * EMBM_CHUNK_LONGS, 1U << EMBM_CHUNK_BITS);
+	}
 	if (z == m)
 		return 0;
 	z = max(z, 1U);

@@ -55,6 +55,8 @@ struct embm_tasks;
  *		[2^i, 2^(i+1)) cycles.
  * @pages:	linear-counting bitmap of the base pages seen; NULL when it
  *		could not be allocated.
+ * @pages_zeroed: the 4 KiB chunks of @pages zeroed so far (stats.c): the
+ *		others are not read.
  * @page_samples: base pages the samples covered, repeats counted: the
  *		distinct pages are at most this.
  * @cxl:	of @samples, those whose physical address lies in a CXL
@@ -90,6 +92,7 @@ struct embm_node_stats {
 	u64 lat_sum;
 	u64 lat_hist[EMBM_LAT_BUCKETS];
 	unsigned long *pages;
+	u32 pages_zeroed;
 	u64 page_samples;
 	u64 cxl;
 	u64 user_samples;

@@ -567,22 +567,59 @@ static void print_spread(FILE *f, bool json, const char *name, double *v, int n)
 	if (json)
 		fprintf(f, "\"%s\": [%.1f, %.1f, %.1f]", name, v[0], med, v[n - 1]);
 	else
-		fprintf(f, "  %-12s %10.1f %10.1f %10.1f\n", name, v[0], med, v[n - 1]);
+		fprintf(f, "  %-16s %10.1f %10.1f %10.1f\n", name, v[0], med, v[n - 1]);
+}
+
+/* The parts of a session's start and end, as /proc/embm/status names them. */
+static const char *const phase_keys[] = {
+	"start_us", "start_stats_us", "start_threads_us", "start_kthread_us",
+	"start_events_us", "start_enable_us", "start_clear_us", "end_us", "end_kthread_us",
+	"end_close_us", "end_view_us", "end_report_us",
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NR_PHASES	ARRAY_SIZE(phase_keys)
+
+/* Read the phase_keys of /proc/embm/status into @v (-1 for one missing). */
+static void read_phases(double *v)
+{
+	char line[256], key[64];
+	unsigned long long x;
+	FILE *f = fopen("/proc/embm/status", "r");
+	size_t i;
+
+	for (i = 0; i < NR_PHASES; i++)
+		v[i] = -1;
+	if (!f)
+		fatal("/proc/embm/status: %m");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %llu", key, &x) != 2)
+			continue;
+		for (i = 0; i < NR_PHASES; i++)
+			if (!strcmp(key, phase_keys[i]))
+				v[i] = x;
+	}
+	fclose(f);
 }
 
 /*
  * Time nr_sessions sessions of embm on this process: embm_start() and
- * embm_end() each, in microseconds.  Every CPU gets its events and ring
- * at start, so the times grow with the number of CPUs.
+ * embm_end() each, and both, in microseconds, as this process sees them;
+ * then the parts the kernel timed (/proc/embm/status, read after each
+ * end).  Every CPU gets its events and buffer at start, so the times grow
+ * with the number of CPUs.
  */
 static int time_sessions(FILE *f, bool json)
 {
 	double *start = calloc(nr_sessions, sizeof(*start));
 	double *end = calloc(nr_sessions, sizeof(*end));
-	double t0, t1;
+	double *pair = calloc(nr_sessions, sizeof(*pair));
+	double *phase = calloc(nr_sessions * NR_PHASES, sizeof(*phase));
+	double t0, t1, v[NR_PHASES];
+	size_t p;
 	int i;
 
-	if (!start || !end)
+	if (!start || !end || !pair || !phase)
 		fatal("out of memory");
 	for (i = 0; i < nr_sessions; i++) {
 		t0 = now();
@@ -593,6 +630,11 @@ static int time_sessions(FILE *f, bool json)
 			fatal("embm_end: %m");
 		start[i] = (t1 - t0) * 1e6;
 		end[i] = (now() - t1) * 1e6;
+		pair[i] = start[i] + end[i];
+		read_phases(v);
+		/* By part, then by session: each part's runs sort apart. */
+		for (p = 0; p < NR_PHASES; p++)
+			phase[p * nr_sessions + i] = v[p];
 	}
 	if (json) {
 		fprintf(f, "{\"version\": 1, \"tool\": \"embm-bench\", \"sessions\": %d, ",
@@ -601,16 +643,29 @@ static int time_sessions(FILE *f, bool json)
 		print_spread(f, json, "start_us", start, nr_sessions);
 		fprintf(f, ", ");
 		print_spread(f, json, "end_us", end, nr_sessions);
-		fprintf(f, "}\n");
+		fprintf(f, ", ");
+		print_spread(f, json, "both_us", pair, nr_sessions);
+		fprintf(f, ", \"kernel\": {");
+		for (p = 0; p < NR_PHASES; p++) {
+			fprintf(f, "%s", p ? ", " : "");
+			print_spread(f, json, phase_keys[p], phase + p * nr_sessions, nr_sessions);
+		}
+		fprintf(f, "}}\n");
 	} else {
 		fprintf(f, "embm-bench: %d sessions on %ld CPUs, us\n", nr_sessions,
 			sysconf(_SC_NPROCESSORS_ONLN));
-		fprintf(f, "  %-12s %10s %10s %10s\n", "call", "min", "median", "max");
+		fprintf(f, "  %-16s %10s %10s %10s\n", "call", "min", "median", "max");
 		print_spread(f, json, "embm_start", start, nr_sessions);
 		print_spread(f, json, "embm_end", end, nr_sessions);
+		print_spread(f, json, "both", pair, nr_sessions);
+		fprintf(f, "  in the kernel (/proc/embm/status; -1: not there):\n");
+		for (p = 0; p < NR_PHASES; p++)
+			print_spread(f, json, phase_keys[p], phase + p * nr_sessions, nr_sessions);
 	}
 	free(start);
 	free(end);
+	free(pair);
+	free(phase);
 	return 0;
 }
 

@@ -100,26 +100,31 @@ static void ksamplingd_set_periods_test(struct kunit *test)
 	mutex_destroy(&s->lock);
 }
 
-/* Run the budget as if its last round ended 200 ms ago. */
-static void embm_kunit_adapt(struct embm_sampler *s, u64 samples, u64 cpu_ns)
+/*
+ * Run the budget as if its last round ended 200 ms ago, in which
+ * ksamplingd drained @samples samples in @drain_ns and used @cpu_ns of CPU
+ * in all.
+ */
+static void embm_kunit_adapt(struct embm_sampler *s, u64 samples, u64 drain_ns, u64 cpu_ns)
 {
 	u64 last = ktime_get_ns() - EMBM_ADAPT_MS * NSEC_PER_MSEC;
 
 	s->win_samples = samples;
-	s->win_ns = cpu_ns;
-	ksamplingd_adapt(s, &last);
+	s->win_ns = drain_ns;
+	ksamplingd_adapt(s, &last, s->win_cpu + cpu_ns);
 }
 
 /*
- * The CPU budget acts on samples x the least cost of one: ksamplingd's CPU
- * time inflated by the host (150 ms in a round of 10 samples: 75% of a CPU
- * for the whole-thread measure) moves nothing, many cheap samples raise
- * the period, and none bring it back down to the base.
+ * The CPU budget acts on ksamplingd's whole CPU time: over it, with the
+ * drains a good part, the periods double; over it with no drains to
+ * speak of (count reads), nothing moves; back down only when twice the
+ * drains would stay under half the budget, never below the base.
  */
 static void embm_budget_test(struct kunit *test)
 {
 	static const struct embm_source src = { .name = "kunit", .period = 1 };
 	struct embm_sampler *s = embm_kunit_sampler(test);
+	u64 ms = NSEC_PER_MSEC;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->src = &src;
@@ -127,35 +132,40 @@ static void embm_budget_test(struct kunit *test)
 	s->base_period = 1;
 	s->base_store = 1;
 
-	/* Too few samples to measure a cost; nothing to answer for. */
-	embm_kunit_adapt(s, 10, 150 * NSEC_PER_MSEC);
+	/* Too few samples to measure a cost; 5 permille, under the budget. */
+	embm_kunit_adapt(s, 10, ms / 2, ms);
 	KUNIT_EXPECT_EQ(test, 0ULL, s->status.sample_cost_ns);
-	KUNIT_EXPECT_EQ(test, 0ULL, s->status.budget_used);
-	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
-	/* 1,000 samples at 1 us: 5 permille, under the budget. */
-	embm_kunit_adapt(s, 1000, 1000 * NSEC_PER_USEC);
-	KUNIT_EXPECT_EQ(test, 1000ULL, s->status.sample_cost_ns);
+	/* (The round took a little over 200 ms: permille rounded down.) */
+	KUNIT_EXPECT_GE(test, s->status.budget_used, 4ULL);
 	KUNIT_EXPECT_LE(test, s->status.budget_used, 5ULL);
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
-	/* 100,000 samples, measured at 2 us (a stalled host): 1 us counts. */
-	embm_kunit_adapt(s, 100000, 200 * NSEC_PER_MSEC);
+	/* 100,000 samples in 100 ms of drains, 120 ms in all: 600 permille. */
+	embm_kunit_adapt(s, 100000, 100 * ms, 120 * ms);
 	KUNIT_EXPECT_EQ(test, 1000ULL, s->status.sample_cost_ns);
-	KUNIT_EXPECT_GE(test, s->status.budget_used, 490ULL);
+	KUNIT_EXPECT_GE(test, s->status.budget_used, 590ULL);
+	KUNIT_EXPECT_LE(test, s->status.budget_used, 600ULL);
 	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period);
 	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period_max);
 	KUNIT_EXPECT_EQ(test, 0, strncmp(s->status.period_why, "cpu_budget: ", 12));
+	/* Over the budget on count reads alone: the period would not help. */
+	embm_kunit_adapt(s, 0, 0, 20 * ms);
+	KUNIT_EXPECT_GE(test, s->status.budget_used, 98ULL);
+	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period);
+	/* Drains of 2 ms and 2 ms else: 20 permille, 30 with twice the drains. */
+	embm_kunit_adapt(s, 1000, 2 * ms, 4 * ms);
+	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period);
 	/* Nothing sampled: back down, never below the base. */
-	embm_kunit_adapt(s, 0, 0);
+	embm_kunit_adapt(s, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
-	embm_kunit_adapt(s, 0, 0);
+	embm_kunit_adapt(s, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
 	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period_changes);
 	KUNIT_EXPECT_EQ(test, 2ULL, s->status.period_max);
-	/* Without a budget the cost is measured, the period left alone. */
+	/* Without a budget the use is measured, the period left alone. */
 	s->cfg.cpu_budget = 0;
-	embm_kunit_adapt(s, 100000, 200 * NSEC_PER_MSEC);
+	embm_kunit_adapt(s, 100000, 100 * ms, 120 * ms);
 	KUNIT_EXPECT_EQ(test, 1ULL, s->status.period);
-	KUNIT_EXPECT_GE(test, s->status.budget_used, 490ULL);
+	KUNIT_EXPECT_GE(test, s->status.budget_used, 590ULL);
 	xa_destroy(&s->ids);
 	mutex_destroy(&s->lock);
 }
@@ -215,10 +225,62 @@ static void embm_child_period_test(struct kunit *test)
 	perf_event_release_kernel(event);
 }
 
+/*
+ * The interval to the next round follows the fastest-filling ring: the
+ * time it takes to fill a quarter at the rate it filled, within the
+ * bounds, at most twice the last interval; no samples: the longest.  A
+ * source with no records in its rings (swfault) has one-page rings.
+ */
+static void ksamplingd_next_wake_test(struct kunit *test)
+{
+	struct embm_sampler *s = embm_kunit_sampler(test);
+	u64 quarter, ms = NSEC_PER_MSEC;
+	int cpu = cpumask_first(cpu_possible_mask);
+	int last = cpumask_last(cpu_possible_mask);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->records = true;
+	s->cfg.ring_pages = 64;
+	quarter = 64 * PAGE_SIZE / 4;
+	KUNIT_EXPECT_EQ(test, 64, embm_ring_pages(s));
+
+	/* A quarter in 10 ms: 10 ms again; the fullest CPU counts. */
+	s->status.wake_us = 10000;
+	s->cpu[cpu].filled = quarter / 8;
+	s->cpu[last].filled = quarter;
+	KUNIT_EXPECT_EQ(test, 10000, ksamplingd_next_wake(s, 10 * ms));
+	KUNIT_EXPECT_EQ(test, 0, s->cpu[cpu].filled);
+	KUNIT_EXPECT_EQ(test, 0, s->cpu[last].filled);
+	/* A whole ring in 10 ms: 2.5 ms. */
+	s->cpu[last].filled = 4 * quarter;
+	KUNIT_EXPECT_EQ(test, 2500, ksamplingd_next_wake(s, 10 * ms));
+	/* Faster than the shortest interval allows: the shortest. */
+	s->cpu[cpu].filled = 4 * quarter;
+	KUNIT_EXPECT_EQ(test, EMBM_WAKE_MIN_US, ksamplingd_next_wake(s, ms / 10));
+	/* Then nothing: doubling, up to the longest, not at once. */
+	s->status.wake_us = EMBM_WAKE_MIN_US;
+	KUNIT_EXPECT_EQ(test, 2 * EMBM_WAKE_MIN_US, ksamplingd_next_wake(s, ms));
+	s->status.wake_us = EMBM_WAKE_MAX_US;
+	KUNIT_EXPECT_EQ(test, EMBM_WAKE_MAX_US, ksamplingd_next_wake(s, 100 * ms));
+	/* A slow trickle: the longest. */
+	s->cpu[cpu].filled = 64;
+	KUNIT_EXPECT_EQ(test, EMBM_WAKE_MAX_US, ksamplingd_next_wake(s, 100 * ms));
+
+	/* Direct events only: a one-page ring, whatever ring_pages says. */
+	s->records = false;
+	KUNIT_EXPECT_EQ(test, 1, embm_ring_pages(s));
+	s->cpu[cpu].filled = PAGE_SIZE / 4;
+	s->status.wake_us = 10000;
+	KUNIT_EXPECT_EQ(test, 10000, ksamplingd_next_wake(s, 10 * ms));
+	mutex_destroy(&s->lock);
+	xa_destroy(&s->ids);
+}
+
 static struct kunit_case embm_ksamplingd_test_cases[] = {
 	KUNIT_CASE(ksamplingd_set_periods_test),
 	KUNIT_CASE(embm_budget_test),
 	KUNIT_CASE(embm_child_period_test),
+	KUNIT_CASE(ksamplingd_next_wake_test),
 	{}
 };
 

@@ -153,7 +153,7 @@ cmd_bench() {
 # The bench on the y kernel as built (the smoke 'scripts/embm test' runs).
 bench_run() {
 	local rounds=7 size=256M node=2 periods="1 16 256" sessions=50 out=$EMBM_BUILD/bench
-	local erounds=7 epasses=200 eperiods="1009 1000000007" adds=() a list p
+	local erounds=7 epasses=200 eperiods="1009 1000000007" apasses=150 adds=() a list p
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--rounds|--size|--node|--periods|--sessions|--out|--emu-rounds|--emu-passes|--emu-periods)
@@ -168,7 +168,7 @@ bench_run() {
 		--emu-passes) epasses=$2; shift 2 ;;
 		--emu-periods) eperiods=$2; shift 2 ;;
 		--quick) rounds=1; size=8M; periods="1 16"; sessions=5
-			erounds=3; epasses=200; eperiods=""; shift ;;
+			erounds=3; epasses=200; eperiods=""; apasses=30; shift ;;
 		-h|--help) bench_usage; return 0 ;;
 		*) bench_usage >&2; return 2 ;;
 		esac
@@ -198,12 +198,14 @@ bench_run() {
 	log "bench: emulated PMU, $erounds round(s) of $epasses passes, periods ${eperiods% } (embm-emu plugin)"
 	# shellcheck disable=SC2086
 	run_guest 0 "${adds[@]}" --timeout 1800 --log "$out/console-emu.log" -- \
-		bench-emu emu "$erounds" "$epasses" "$(nproc)" $eperiods \
+		sh -c "bench-emu adapt $apasses $(nproc) &&
+			bench-emu emu $erounds $epasses $(nproc) $eperiods" \
 		>"$out/raw-emu.txt" 2>"$out/err-emu.txt" ||
 		{ cat "$out/err-emu.txt" >&2; tail -n 20 "$out/console-emu.log" >&2
 		  log "bench run (emulated PMU) failed"; return 1; }
 	grep '^bench ' "$out/raw.txt" >"$out/runs.txt"
 	grep -h -e '^emubench ' -e '^emudefault ' "$out/raw.txt" "$out/raw-emu.txt" >"$out/emu-runs.txt"
+	grep -h -e '^emutrace ' -e '^emushare ' -e '^emuadapt ' "$out/raw-emu.txt" >"$out/adapt.txt"
 	{
 		echo "embm bench $(date -u +%Y-%m-%dT%H:%MZ): $rounds round(s), embm-bench -b $size@$node"
 		echo "(first touches of 4 KiB pages, TCG guest without the embm-emu plugin; us per"
@@ -211,12 +213,104 @@ bench_run() {
 		echo "record's at the same period, n/a unless both are above the workload alone)"
 		bench_table "$rounds" "$periods" <"$out/runs.txt" &&
 			echo && bench_fits <"$out/runs.txt" &&
-			echo && bench_extra <"$out/raw.txt" &&
+			echo && bench_extra "$sessions" <"$out/raw.txt" &&
 			echo && bench_emu_table "$erounds" "$epasses" "$eperiods" "$out/emu-ratios.txt" \
-				<"$out/emu-runs.txt"
+				<"$out/emu-runs.txt" &&
+			echo && bench_adapt_table "$apasses" <"$out/adapt.txt"
 	} | tee "$out/results.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || return 1
-	bench_plot "$out"
+	bench_plot "$out" && bench_adapt_plot "$out"
+}
+
+# bench_adapt_table PASSES: embm at its default CPU budget on the
+# emulated PMU, from bench-emu adapt's "emutrace", "emushare" and
+# "emuadapt" lines: per run the samples, ksamplingd's CPU against the
+# budget, the period's moves and reversals (a move against the one
+# before: oscillation), and each node's share against the oracle's.
+# Fails when a run or a figure is missing.
+bench_adapt_table() {
+	awk -v passes="$1" '
+	function abs(x) { return x < 0 ? -x : x }
+	$1 == "emutrace" && NF == 8 {
+		r = $2
+		if (r in lastp && $4 != lastp[r]) {
+			moves[r]++
+			d = $4 > lastp[r] ? 1 : -1
+			if (r in dir && d != dir[r]) rev[r]++
+			dir[r] = d
+		}
+		lastp[r] = $4
+		if ($6 > maxused[r]) maxused[r] = $6
+		ticks[r]++
+		next
+	}
+	$1 == "emushare" && NF == 7 {
+		r = $2; n = ++nn[r]
+		line[r, n] = sprintf("  node %-3s embm %6.2f%% [%6.2f-%6.2f]  oracle %6.2f%%  %+6.2f pp%s", $3,
+			$4, $5, $6, $7, $4 - $7, ($7 < $5 || $7 > $6) ? "  (outside)" : "")
+		if ($7 < 0) { print "no oracle share of node " $3 " (" r ")"; bad = 1 }
+		if (abs($4 - $7) > worst[r]) worst[r] = abs($4 - $7)
+		next
+	}
+	$1 == "emuadapt" && NF == 8 {
+		r = $2; seen[r] = 1
+		budget[r] = $3; cpu[r] = $4; smp[r] = $5; chg[r] = $6; ms[r] = $7; last[r] = $8
+		next
+	}
+	$1 ~ /^emu(trace|share|adapt)$/ { print "bad line: " $0; bad = 1 }
+	END {
+		printf "embm on embm_emu at its default CPU budget: embm-bench -p rmw, 4 MiB a node, %d passes,\n", passes
+		print "pinned; the oracle counting the workload exactly; a status read every 200 ms"
+		split("default least", runs, " ")
+		for (i = 1; i <= 2; i++) {
+			r = runs[i]
+			if (!(r in seen) || !nn[r] || !ticks[r]) {
+				printf "%s: a run, its shares or its trace missing\n", r; bad = 1; continue
+			}
+			printf "%s periods%s: %d samples in %.1f s, ksamplingd %d permille of a CPU (budget %d; the most its estimate said: %d),\n",
+				r, r == "least" ? " (from the least, 256)" : "", smp[r], ms[r] / 1000, cpu[r],
+				budget[r], maxused[r]
+			printf "  the period moved %d times (%d reversals), ending at %d\n", chg[r], rev[r], last[r]
+			for (n = 1; n <= nn[r]; n++) print line[r, n]
+			printf "  worst: %.2f pp\n", worst[r]
+		}
+		if ("default" in seen && "least" in seen) {
+			printf "goal: ksamplingd within its budget (%d permille) in both runs: %d and %d: %s\n",
+				budget["default"], cpu["default"], cpu["least"],
+				cpu["default"] <= budget["default"] && cpu["least"] <= budget["least"] ? "met" : "NOT met"
+			printf "goal: shares within 1 pp of the oracle at the default settings: worst %.2f pp: %s\n",
+				worst["default"], worst["default"] <= 1 ? "met" : "NOT met"
+			printf "goal: the period settles without oscillation: %d reversals from the least period: %s\n",
+				rev["least"], rev["least"] == 0 ? "met" : "NOT met"
+		}
+		exit bad
+	}'
+}
+
+# bench_adapt_plot DIR: DIR/adapt.png, the periods in force and
+# ksamplingd's estimated use over each adaptive run (from DIR/adapt.txt).
+bench_adapt_plot() {
+	local out=$1 r
+	for r in default least; do
+		awk -v r="$r" '$1 == "emutrace" && $2 == r { print $3 / 1000, $4, $6 }' \
+			"$out/adapt.txt" >"$out/adapt-$r.dat"
+	done
+	gnuplot <<GP || { log "bench: gnuplot failed (adapt.png)"; return 1; }
+set terminal pngcairo size 800,500
+set output '$out/adapt.png'
+set title "embm on embm_emu at its default CPU budget: the load period and ksamplingd's use"
+set xlabel "seconds into the session"
+set ylabel "load period"
+set logscale y 2
+set y2label "ksamplingd's use, permille of a CPU (estimate)"
+set y2tics
+set ytics nomirror
+set key top left
+plot '$out/adapt-default.dat' using 1:2 with steps lw 2 title 'period, default start', \
+     '$out/adapt-least.dat' using 1:2 with steps lw 2 title 'period, from the least', \
+     '$out/adapt-default.dat' using 1:3 axes x1y2 with lines dashtype 2 title 'use, default start', \
+     '$out/adapt-least.dat' using 1:3 axes x1y2 with lines dashtype 2 title 'use, from the least'
+GP
 }
 
 # bench_emu_table ROUNDS PASSES PERIODS RATIOS: the emulated PMU's table
@@ -417,10 +511,11 @@ bench_fits() {
 	}'
 }
 
-# bench_extra: the loss sweep, the memory and the session times, from
-# the "loss", "mem" and "sessions" lines.  Fails on a missing figure.
+# bench_extra SESSIONS: the loss sweep, the memory and the session times
+# (SESSIONS of them), from the "loss", "mem", "sessionpart" and "sessions"
+# lines.  Fails on a missing figure.
 bench_extra() {
-	awk '
+	awk -v sessions="$1" '
 	$1 == "loss" && NF == 7 {
 		# The threads first-touch together: their summed time / threads.
 		rate = $5 > 0 ? $4 / ($5 / $3 / 1000) : 0
@@ -437,21 +532,36 @@ bench_extra() {
 		next
 	}
 	$1 == "loss" { print "bad run: " $0; bad = 1; next }
-	$1 == "mem" && NF == 6 && $3 >= 0 {
+	$1 == "mem" && NF == 7 && $3 >= 0 && $7 > 0 {
 		if (!nm++) {
 			print ""
-			printf "%-6s %10s %10s %10s %10s\n", "mode", "ring_KiB", "queue_KiB",
-				"table_KiB", "rss_KiB"
+			printf "%-6s %10s %10s %10s %10s %14s\n", "mode", "ring_KiB", "queue_KiB",
+				"table_KiB", "rss_KiB", "KiB/CPU"
 		}
-		printf "%-6s %10.0f %10.0f %10.0f %10d\n", $2, $3 / 1024, $4 / 1024, $5 / 1024, $6
+		printf "%-6s %10.0f %10.0f %10.0f %10d %14.1f\n", $2, $3 / 1024, $4 / 1024,
+			$5 / 1024, $6, ($3 + $4) / 1024 / $7
 		next
 	}
 	$1 == "mem" { print "bad run: " $0; bad = 1; next }
+	$1 == "sessionpart" && NF == 5 { part[++np] = $2; pv[$2] = $3 " " $4 " " $5; next }
+	$1 == "sessionpart" { print "bad run: " $0; bad = 1; next }
 	$1 == "sessions" && NF == 8 {
 		print ""
-		printf "%-12s %10s %10s %10s   (us, %d CPUs)\n", "call", "min", "median", "max", $2
-		printf "%-12s %10.1f %10.1f %10.1f\n", "embm_start", $3, $4, $5
-		printf "%-12s %10.1f %10.1f %10.1f\n", "embm_end", $6, $7, $8
+		printf "%-16s %10s %10s %10s   (us, %d CPUs; %s sessions)\n", "call", "min",
+			"median", "max", $2, sessions
+		for (i = 1; i <= np; i++) {
+			split(pv[part[i]], a, " ")
+			if (part[i] == "start_us")
+				print "in the kernel, from the session lock on (/proc/embm/status):"
+			printf "%-16s %10.1f %10.1f %10.1f\n", part[i], a[1], a[2], a[3]
+		}
+		if (!("both" in pv) || !("start_us" in pv) || !("end_us" in pv)) {
+			print "missing figure: a part of the sessions"; bad = 1
+		} else {
+			split(pv["both"], a, " ")
+			printf "goal: embm_start + embm_end at most 10 ms in every session: at most %.1f ms: %s\n",
+				a[3] / 1000, a[3] <= 10000 ? "met" : "NOT met"
+		}
 		ns++
 		next
 	}

@@ -677,6 +677,11 @@ static bool over_mlock(unsigned long pages)
 	return want > per_user && want - per_user > rl.rlim_cur / EMBM_PAGE;
 }
 
+/*
+ * A source with records in its rings (emu: swfault's go to queues, and
+ * its rings are one page whatever ring_pages says, as the next test
+ * shows).
+ */
 TEST_F(perm, ring_memory_is_charged_like_perf_mmap)
 {
 	unsigned long sizes[] = { 16, 8 };
@@ -684,6 +689,9 @@ TEST_F(perm, ring_memory_is_charged_like_perf_mmap)
 	char val[32];
 	unsigned int i;
 
+	if (access("/sys/bus/event_source/devices/embm_emu", F_OK))
+		SKIP(return, "no embm_emu PMU: no source here writes records to its rings");
+	ASSERT_EQ(0, embm_set_knob("source", "emu"));
 	/* The smallest ring that passes the limits here, and one that does not. */
 	while (sizes[0] < 1024 && !over_mlock(sizes[0]))
 		sizes[0] *= 2;
@@ -711,6 +719,21 @@ TEST_F(perm, ring_memory_is_charged_like_perf_mmap)
 	EXPECT_TRUE(over_mlock(sizes[0])) TH_LOG("no ring of up to 1024 pages passes the limits");
 	EXPECT_FALSE(over_mlock(sizes[1]));
 	ASSERT_EQ(0, set_paranoid(self->paranoid));
+	ASSERT_EQ(0, embm_set_knob("source", "swfault"));
+}
+
+/*
+ * swfault's samples go to its queues: its rings, which hold perf's
+ * throttle records only, are one data page and the control page a CPU,
+ * whatever ring_pages says, and are charged as such.
+ */
+TEST_F(perm, direct_source_rings_are_one_page)
+{
+	ASSERT_EQ(0, embm_set_knob("ring_pages", "256"));
+	ASSERT_EQ(0, embm_start(EMBM_PID_SELF, EMBM_NODE_NONE));
+	EXPECT_EQ(2LL * online_cpus(), embm_status_ll("ring_pages_locked"));
+	ASSERT_EQ(0, embm_end(EMBM_PID_SELF));
+	EXPECT_EQ(2LL * online_cpus(), embm_status_ll("ring_pages_max"));
 }
 
 #define SUID_PROG	"/tmp/embm-suid"
