@@ -33,6 +33,7 @@
 #define EMBM_WAKE_MAX_US	100000	/* ... the longest */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
 #define EMBM_ADAPT_SAMPLES	64	/* samples a round needs to measure their cost */
+#define EMBM_ADAPT_GROWTH	1024	/* the most the periods grow in a round */
 #define EMBM_READ_PERMILLE	10	/* of a CPU the count reads may take */
 
 /*
@@ -272,13 +273,16 @@ out_restore:
  * included, as the guest's clock sees it (a host that stalls a guest's
  * vCPUs, QEMU under TCG or an overcommitted VM, makes it look larger).
  * Of it, the drains that found samples (win_ns) are what the period
- * moves: halving the periods doubles them.  So the periods double when
- * the use is over the budget and the drains are at least a quarter of it
- * (else the samples are not what costs: thousands of threads' count
- * reads, bounded apart by ksamplingd_read_kinds()); they halve, not below
- * the base, when the use with the drains doubled would stay under half
- * the budget.  The two never undo each other: after a doubling the use
- * with the drains doubled again is what it was, over the budget.
+ * moves: halving the periods doubles them.  So when the use is over the
+ * budget and the drains are at least a quarter of it (else the samples
+ * are not what costs: thousands of threads' count reads, bounded apart
+ * by ksamplingd_read_kinds()), the periods grow by the power of two that
+ * brings the drains within the room the rest leaves (at least a quarter
+ * of the budget), in one round; they halve, not below the base, when the
+ * use with the drains doubled would stay under half the budget.  The two
+ * never undo each other: a growth by f leaves drains of more than half
+ * the room (f is the least power of two that fits them), so the use with
+ * them doubled is at least the budget.
  * Inherited events change with their parents
  * (perf_kernel_counter_period()).  Samples carry their own period, or
  * get the one in force when they are drained: ksamplingd_set_periods()
@@ -310,12 +314,16 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 cpu_ns)
 		return;
 
 	if (used > budget && drains >= budget / 4 && period < EMBM_PERIOD_MAX) {
+		u64 room = max(budget - min(used - drains, budget), budget / 4);
+		u64 f = roundup_pow_of_two(clamp_t(u64, DIV_ROUND_UP_ULL(drains, room), 2,
+						   EMBM_ADAPT_GROWTH));
+
 		snprintf(why, sizeof(why),
-			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each)",
+			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each): x%llu",
 			 used, budget, div64_u64(n * NSEC_PER_SEC, elapsed),
-			 s->status.sample_cost_ns);
-		ksamplingd_set_periods(s, embm_align_period(s, period * 2),
-				       embm_align_period(s, store * 2), why);
+			 s->status.sample_cost_ns, f);
+		ksamplingd_set_periods(s, embm_align_period(s, period * f),
+				       embm_align_period(s, store * f), why);
 	} else if (used + drains < budget / 2 && period > s->base_period) {
 		snprintf(why, sizeof(why),
 			 "cpu_budget: %llu permille, %llu with twice the samples < %llu",

@@ -252,9 +252,10 @@ bench_adapt_table() {
 		if (abs($4 - $7) > worst[r]) worst[r] = abs($4 - $7)
 		next
 	}
-	$1 == "emuadapt" && NF == 8 {
+	$1 == "emuadapt" && NF == 12 {
 		r = $2; seen[r] = 1
 		budget[r] = $3; cpu[r] = $4; smp[r] = $5; chg[r] = $6; ms[r] = $7; last[r] = $8
+		wake[r] = $9; reads[r] = $10; readns[r] = $11; cost[r] = $12
 		next
 	}
 	$1 ~ /^emu(trace|share|adapt)$/ { print "bad line: " $0; bad = 1 }
@@ -270,7 +271,9 @@ bench_adapt_table() {
 			printf "%s periods%s: %d samples in %.1f s, ksamplingd %d permille of a CPU (budget %d; the most its estimate said: %d),\n",
 				r, r == "least" ? " (from the least, 256)" : "", smp[r], ms[r] / 1000, cpu[r],
 				budget[r], maxused[r]
-			printf "  the period moved %d times (%d reversals), ending at %d\n", chg[r], rev[r], last[r]
+			printf "  the period moved %d times (%d reversals), ending at %d; %d rounds, %d count reads (the last %.1f ms),\n",
+				chg[r], rev[r], last[r], wake[r], reads[r], readns[r] / 1e6
+			printf "  %.1f us of drains a sample\n", cost[r] / 1000
 			for (n = 1; n <= nn[r]; n++) print line[r, n]
 			printf "  worst: %.2f pp\n", worst[r]
 		}
@@ -356,6 +359,20 @@ bench_emu_table() {
 		}
 		return b ? a / b : 0
 	}
+	# A ratio per round of the consumer CPU a sample of mode keys a and b.
+	function cpu_ratios(a, b,    r, l) {
+		l = ""
+		for (r = 1; r <= rounds; r++)
+			if ((a, r) in cps && (b, r) in cps && cps[b, r] > 0)
+				l = l " " cps[a, r] / cps[b, r]
+		return l
+	}
+	# The largest of a list of numbers.
+	function most(list,    n, a, i, m) {
+		n = split(list, a, " ")
+		for (i = 1; i <= n; i++) if (i == 1 || a[i] + 0 > m) m = a[i] + 0
+		return m
+	}
 	function put(name, list,    s) {
 		s = trio(list)
 		if (s == "") { printf "missing figure: %s\n", name; bad = 1; return "    -    -    -" }
@@ -363,13 +380,16 @@ bench_emu_table() {
 		return s
 	}
 	$1 == "emudefault" && NF == 2 { def = $2; next }
-	$1 == "emubench" && (NF != 7 || $5 <= 0 || $6 < 0 || $7 < 0 || $4 < 1 || $4 > rounds) {
+	$1 == "emubench" && (NF != 8 || $5 <= 0 || $6 < 0 || $7 < 0 || $8 < 0 || $4 < 1 ||
+			     $4 > rounds) {
 		print "bad run: " $0; bad = 1; next
 	}
 	$1 == "emubench" {
 		k = $2 " " $3
 		if ((k, $4) in t) { print "run twice: " $0; bad = 1; next }
 		t[k, $4] = $5; ms[k] = ms[k] " " $5; runs[k]++; smp[k] += $6; lost[k] += $7
+		# The CPU of the consumer a sample, us, per round.
+		if ($6 > 0) cps[k, $4] = $8 * 1000 / $6
 	}
 	END {
 		if (def == "") { print "no emudefault line: the periods of the emu source unknown"; bad = 1 }
@@ -415,10 +435,21 @@ bench_emu_table() {
 		print "adds to the plugin idle, and the run times"
 		for (i = 1; i <= n; i++) {
 			e = "embm " pl[i]; p = "perf " pl[i]
-			a = put("embm/perf_added@" pl[i], ratios(e, p, "idle -"))
+			al = ratios(e, p, "idle -")
+			a = put("embm/perf_added@" pl[i], al)
 			b = put("embm/perf_time@" pl[i], ratios(e, p))
-			printf "  %-21s %-10s added %-17s   time %s\n", pl[i],
-				pl[i] == def ? "(default)" : "", a, b
+			cl = cpu_ratios(e, p)
+			c = put("embm/perf_cpu_per_sample@" pl[i], cl)
+			printf "  %-21s %-10s added %-17s   time %s   CPU a sample %s\n", pl[i],
+				pl[i] == def ? "(default)" : "", a, b, c
+			if (al != "") {
+				printf "    goal: embm adds at most 0.5x what perf record adds, every round: at most %.2fx: %s\n",
+					most(al), most(al) <= 0.5 ? "met" : "NOT met"
+			}
+			if (cl != "") {
+				printf "    goal: ksamplingd, CPU a sample at most 0.3x perf record, every round: at most %.2fx: %s\n",
+					most(cl), most(cl) <= 0.3 ? "met" : "NOT met"
+			}
 			# Equal periods take as many samples (embm: taken and lost);
 			# below 100 each, too few to tell.
 			q = smp[p] > 0 ? (smp[e] + lost[e]) / smp[p] : 0
