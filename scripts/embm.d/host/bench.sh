@@ -359,6 +359,17 @@ bench_emu_table() {
 		}
 		return b ? a / b : 0
 	}
+	# A ratio per round of (t(a) - t(ca)) / (t(b) - t(cb)), where t(b) > t(cb).
+	function ratios2(a, b, ca, cb,    r, l) {
+		l = ""
+		for (r = 1; r <= rounds; r++) {
+			if (!((a, r) in t) || !((b, r) in t) || !((ca, r) in t) || !((cb, r) in t))
+				continue
+			if (t[b, r] > t[cb, r])
+				l = l " " (t[a, r] - t[ca, r]) / (t[b, r] - t[cb, r])
+		}
+		return l
+	}
 	# A ratio per round of the consumer CPU a sample of mode keys a and b.
 	function cpu_ratios(a, b,    r, l) {
 		l = ""
@@ -433,6 +444,10 @@ bench_emu_table() {
 		print ""
 		print "embm / perf record at equal periods, per round (min median max): the time each"
 		print "adds to the plugin idle, and the run times"
+		# The periods at which no sample is taken (the largest, 1000000007), if run.
+		nos = ""
+		for (i = 1; i <= n; i++)
+			if (pl[i] ~ /^1000000007\//) nos = pl[i]
 		for (i = 1; i <= n; i++) {
 			e = "embm " pl[i]; p = "perf " pl[i]
 			al = ratios(e, p, "idle -")
@@ -442,9 +457,20 @@ bench_emu_table() {
 			c = put("embm/perf_cpu_per_sample@" pl[i], cl)
 			printf "  %-21s %-10s added %-17s   time %s   CPU a sample %s\n", pl[i],
 				pl[i] == def ? "(default)" : "", a, b, c
-			if (al != "") {
+			# The samples alone: over the run of each with sampling on
+			# and no sample taken (the instrumentation of the plugin).
+			sl = ""
+			if (nos != "" && pl[i] != nos)
+				sl = ratios2(e, p, "embm " nos, "perf " nos)
+			if (sl != "") {
+				s = put("embm/perf_samples_added@" pl[i], sl)
+				printf "    the samples alone (over each one at %s, no sample): %s\n", nos, s
+				printf "    goal: embm adds at most 0.5x what perf record adds, every round: at most %.2fx: %s\n",
+					most(sl), most(sl) <= 0.5 ? "met" : "NOT met"
+			} else if (al != "") {
 				printf "    goal: embm adds at most 0.5x what perf record adds, every round: at most %.2fx: %s\n",
 					most(al), most(al) <= 0.5 ? "met" : "NOT met"
+				print "    (over the plugin idle: its instrumentation for sampling, the same for both, included)"
 			}
 			if (cl != "") {
 				printf "    goal: ksamplingd, CPU a sample at most 0.3x perf record, every round: at most %.2fx: %s\n",
