@@ -38,7 +38,21 @@ record of embm_emu's load and store events at the same periods (-d
 to no plugin and to the plugin idle, per round (min, median, max), and
 embm's against perf's added time; then the goals: the plugin idle at
 most 1.1x no plugin, sampling at the default periods at most 1.5x
-(reported, met or not).
+(reported, met or not); embm against perf record on the samples alone
+(each over its own run at 1000000007, sampling on and no sample taken),
+and the CPU each spends a sample (ksamplingd's; perf's and the
+workload's less the workload's own), per round, and their goals (at
+most 0.5x and 0.3x in every round).
+In the same boot, first: embm at its default CPU budget on embm-bench -p
+rmw over 4 MiB a node (1000 passes), from the emu source's default
+periods and from its least (256), with the oracle counting the
+workload: ksamplingd's CPU against the budget, the period's moves and
+reversals (a status read every 200 ms, plotted in adapt.png), each
+node's share against the oracle's; then the loss sweep: periods 65536
+down to 1 (embm from 256, its least; budget off) under embm and perf
+record on 1 MiB, 10 passes: the sample rate, samples lost and throttle
+records of each, the highest rate with neither, and the goal of no loss
+up to twice perf record's lossless rate.
 Writes the tables, the raw runs and a plot (bench.png, gnuplot) to DIR
 (default build/bench), the emulated PMU's ratios also to emu-ratios.txt.
 Fails when a sampler's samples are not within 10% of faults / period,
@@ -48,8 +62,9 @@ periods "1 16 256", 50 sessions; emulated PMU: 7 rounds of 200 passes,
 periods "10007/5003 1009 1000000007" (the last: sampling on, no sample
 taken: what the plugin's instrumentation for sampling costs by itself).
 --quick: 1 round of 8M, periods "1 16", 5 sessions; emulated PMU: 3
-rounds of 200 passes at the default periods (the smoke 'scripts/embm
-test' runs).
+rounds of 200 passes at the default periods, the budget runs of 30
+passes, the loss sweep at 4096, 256 and 16 (the smoke 'scripts/embm
+test' runs: it checks that every figure is there, not the goals).
 With EMBM_LOCK=FILE it holds flock FILE around its build of the y kernel.
 TXT
 }
@@ -153,7 +168,8 @@ cmd_bench() {
 # The bench on the y kernel as built (the smoke 'scripts/embm test' runs).
 bench_run() {
 	local rounds=7 size=256M node=2 periods="1 16 256" sessions=50 out=$EMBM_BUILD/bench
-	local erounds=7 epasses=200 eperiods="1009 1000000007" apasses=150 adds=() a list p
+	local erounds=7 epasses=200 eperiods="1009 1000000007" apasses=1000 adds=() a list p
+	local lpasses=10 lperiods="65536 16384 4096 2048 1024 512 256 64 16 4 1"
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--rounds|--size|--node|--periods|--sessions|--out|--emu-rounds|--emu-passes|--emu-periods)
@@ -168,7 +184,8 @@ bench_run() {
 		--emu-passes) epasses=$2; shift 2 ;;
 		--emu-periods) eperiods=$2; shift 2 ;;
 		--quick) rounds=1; size=8M; periods="1 16"; sessions=5
-			erounds=3; epasses=200; eperiods=""; apasses=30; shift ;;
+			erounds=3; epasses=200; eperiods=""; apasses=30
+			lperiods="4096 256 16"; shift ;;
 		-h|--help) bench_usage; return 0 ;;
 		*) bench_usage >&2; return 2 ;;
 		esac
@@ -199,6 +216,7 @@ bench_run() {
 	# shellcheck disable=SC2086
 	run_guest 0 "${adds[@]}" --timeout 1800 --log "$out/console-emu.log" -- \
 		sh -c "bench-emu adapt $apasses $(nproc) &&
+			bench-emu loss $lpasses $(nproc) $lperiods &&
 			bench-emu emu $erounds $epasses $(nproc) $eperiods" \
 		>"$out/raw-emu.txt" 2>"$out/err-emu.txt" ||
 		{ cat "$out/err-emu.txt" >&2; tail -n 20 "$out/console-emu.log" >&2
@@ -206,6 +224,7 @@ bench_run() {
 	grep '^bench ' "$out/raw.txt" >"$out/runs.txt"
 	grep -h -e '^emubench ' -e '^emudefault ' "$out/raw.txt" "$out/raw-emu.txt" >"$out/emu-runs.txt"
 	grep -h -e '^emutrace ' -e '^emushare ' -e '^emuadapt ' "$out/raw-emu.txt" >"$out/adapt.txt"
+	grep -h '^emuloss ' "$out/raw-emu.txt" >"$out/loss.txt"
 	{
 		echo "embm bench $(date -u +%Y-%m-%dT%H:%MZ): $rounds round(s), embm-bench -b $size@$node"
 		echo "(first touches of 4 KiB pages, TCG guest without the embm-emu plugin; us per"
@@ -216,7 +235,8 @@ bench_run() {
 			echo && bench_extra "$sessions" <"$out/raw.txt" &&
 			echo && bench_emu_table "$erounds" "$epasses" "$eperiods" "$out/emu-ratios.txt" \
 				<"$out/emu-runs.txt" &&
-			echo && bench_adapt_table "$apasses" <"$out/adapt.txt"
+			echo && bench_adapt_table "$apasses" <"$out/adapt.txt" &&
+			echo && bench_loss_table "$lpasses" <"$out/loss.txt"
 	} | tee "$out/results.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || return 1
 	bench_plot "$out" && bench_adapt_plot "$out"
@@ -286,6 +306,47 @@ bench_adapt_table() {
 			printf "goal: the period settles without oscillation: %d reversals from the least period: %s\n",
 				rev["least"], rev["least"] == 0 ? "met" : "NOT met"
 		}
+		exit bad
+	}'
+}
+
+# bench_loss_table PASSES: the period sweep on embm_emu, from bench-emu
+# loss's "emuloss" lines: per mode and period the sample rate (samples a
+# second of the workload's time), the samples lost and the throttle
+# records; the highest rate with neither and the lowest with one.
+# Fails when a mode has no run or a run a figure.
+bench_loss_table() {
+	awk -v passes="$1" '
+	$1 == "emuloss" && NF == 7 && $4 > 0 && $5 >= 0 && $6 >= 0 && $7 >= 0 {
+		m = $2; n = ++runs[m]
+		rate = $5 / ($4 / 1000)
+		row[m, n] = sprintf("%-5s %10d %10.0f %10d %8d %9d", m, $3, rate, $5, $6, $7)
+		if ($6 > 0 || $7 > 0) {
+			if (!(m in onset) || rate < onset[m]) { onset[m] = rate; onp[m] = $3 }
+		} else if (rate > safe[m]) { safe[m] = rate; safep[m] = $3 }
+		next
+	}
+	$1 == "emuloss" { print "bad run: " $0; bad = 1 }
+	END {
+		printf "loss onset on embm_emu: embm-bench -p rmw -b 1M@0 -r %d, pinned; embm with the budget\n", passes
+		print "off (periods below 256, its least, not run); perf record -B of the same two events"
+		printf "%-5s %10s %10s %10s %8s %9s\n", "mode", "period", "samples/s", "samples", "lost", "throttles"
+		split("embm perf", ms, " ")
+		for (i = 1; i <= 2; i++) {
+			m = ms[i]
+			if (!runs[m]) { printf "%s: no runs\n", m; bad = 1; continue }
+			for (n = 1; n <= runs[m]; n++) print row[m, n]
+		}
+		for (i = 1; i <= 2; i++) {
+			m = ms[i]
+			if (!runs[m]) continue
+			printf "%s: no loss or throttle up to %s samples/s%s\n", m,
+				m in safe ? sprintf("%.0f (period %d)", safe[m], safep[m]) : "none of its rates",
+				m in onset ? sprintf("; from %.0f (period %d) on", onset[m], onp[m]) : " (the most it reached)"
+		}
+		if (("embm" in safe) && ("perf" in safe))
+			printf "goal: embm loses nothing up to twice perf record\047s lossless rate: %.0f against 2 x %.0f: %s\n",
+				safe["embm"], safe["perf"], safe["embm"] >= 2 * safe["perf"] ? "met" : "NOT met"
 		exit bad
 	}'
 }
