@@ -346,7 +346,7 @@ bench_loss_table() {
 		}
 		if (("embm" in safe) && ("perf" in safe))
 			printf "goal: embm loses nothing up to twice perf record\047s lossless rate: %.0f against 2 x %.0f: %s\n",
-				safe["embm"], safe["perf"], safe["embm"] >= 2 * safe["perf"] ? "met" : "NOT met"
+				safe["embm"], safe["perf"], (safe["embm"] >= 2 * safe["perf"] ? "met" : "NOT met")
 		exit bad
 	}'
 }
@@ -362,11 +362,13 @@ bench_adapt_plot() {
 	gnuplot <<GP || { log "bench: gnuplot failed (adapt.png)"; return 1; }
 set terminal pngcairo size 800,500
 set output '$out/adapt.png'
-set title "embm on embm_emu at its default CPU budget: the load period and ksamplingd's use"
+set termoption noenhanced
+set title "embm on embm_emu, default cpu_budget: load period and ksamplingd's CPU"
 set xlabel "seconds into the session"
 set ylabel "load period"
 set logscale y 2
-set y2label "ksamplingd's use, permille of a CPU (estimate)"
+set yrange [128:*]
+set y2label "ksamplingd, permille of a CPU (a round)"
 set y2tics
 set ytics nomirror
 set key top left
@@ -515,7 +517,9 @@ bench_emu_table() {
 			a = put("embm/perf_added@" pl[i], al)
 			b = put("embm/perf_time@" pl[i], ratios(e, p))
 			cl = cpu_ratios(e, p)
-			c = put("embm/perf_cpu_per_sample@" pl[i], cl)
+			# No sample taken (the no-sample periods): no CPU a sample.
+			c = smp[e] + smp[p] ? put("embm/perf_cpu_per_sample@" pl[i], cl) : "    -     -     -"
+
 			printf "  %-21s %-10s added %-17s   time %s   CPU a sample %s\n", pl[i],
 				pl[i] == def ? "(default)" : "", a, b, c
 			# The samples alone: over the run of each with sampling on
