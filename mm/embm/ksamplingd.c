@@ -33,7 +33,6 @@
 #define EMBM_WAKE_MAX_US	100000	/* ... the longest */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
 #define EMBM_ADAPT_SAMPLES	64	/* samples a round needs to measure their cost */
-#define EMBM_ADAPT_GROWTH	1024	/* the most the periods grow in a round */
 #define EMBM_READ_PERMILLE	10	/* of a CPU the count reads may take */
 
 /*
@@ -267,67 +266,62 @@ out_restore:
 }
 
 /*
- * Keep ksamplingd's CPU time under cfg.cpu_budget permille of a CPU.  The
- * use is ksamplingd's whole CPU time over the round (at least
- * EMBM_ADAPT_MS; @cpu_ns is its CPU time now), count reads and wakeups
- * included, as the guest's clock sees it (a host that stalls a guest's
- * vCPUs, QEMU under TCG or an overcommitted VM, makes it look larger).
- * Of it, the drains that found samples (win_ns) are what the period
- * moves: halving the periods doubles them.  So when the use is over the
- * budget and the drains are at least a quarter of it (else the samples
- * are not what costs: thousands of threads' count reads, bounded apart
- * by ksamplingd_read_kinds()), the periods grow by the power of two that
- * brings the drains within the room the rest leaves (at least a quarter
- * of the budget), in one round; they halve, not below the base, when the
- * use with the drains doubled would stay under half the budget.  The two
- * never undo each other: a growth by f leaves drains of more than half
- * the room (f is the least power of two that fits them), so the use with
- * them doubled is at least the budget.
- * Inherited events change with their parents
+ * Keep ksamplingd's CPU use under cfg.cpu_budget permille: double the
+ * periods when above, halve them (not below the base) when under a
+ * quarter.  Inherited events change with their parents
  * (perf_kernel_counter_period()).  Samples carry their own period, or
  * get the one in force when they are drained: ksamplingd_set_periods()
  * drains each CPU's buffer just before it changes that CPU's events.
+ *
+ * The use is estimated as the samples drained in the round times the cost
+ * of one, the least ksamplingd's CPU time per sample has been over the
+ * last EMBM_COST_ROUNDS rounds of at least EMBM_ADAPT_SAMPLES samples (so
+ * that it follows a workload whose samples cost more).  Not ksamplingd's
+ * whole CPU
+ * time: its wakeups cost the same with no sample to drain, and a host that
+ * stalls a guest's vCPUs (QEMU under TCG, an overcommitted VM) inflates
+ * the CPU time the guest sees, but only ever adds to the least cost per
+ * sample.  Reading the events' counts is not counted: it does not
+ * depend on the period, and ksamplingd_read_kinds() bounds it apart.
  * The cost a sample adds to the sampled task (perf's overflow, a PEBS or
- * IBS record, a direct sample's 8 bytes) is not counted: the period
- * bounds it.
+ * IBS record, a direct sample's 8 bytes) is not counted either.
  */
-static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns, u64 cpu_ns)
+static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 {
-	u64 now = ktime_get_ns(), elapsed = now - *last_ns, n = s->win_samples;
+	u64 now = ktime_get_ns(), elapsed = now - *last_ns, n = s->win_samples, used;
 	u64 period = s->status.period, store = s->status.store_period, budget;
-	u64 used, drains;
 	char why[sizeof(s->status.period_why)];
 
 	if (elapsed < EMBM_ADAPT_MS * NSEC_PER_MSEC)
 		return;
 	*last_ns = now;
-	used = div64_u64((cpu_ns - s->win_cpu) * 1000, elapsed);
-	drains = min(div64_u64(s->win_ns * 1000, elapsed), used);
-	if (n >= EMBM_ADAPT_SAMPLES)
-		s->status.sample_cost_ns = max(div64_u64(s->win_ns, n), 1ULL);
-	s->win_cpu = cpu_ns;
+	if (n >= EMBM_ADAPT_SAMPLES) {
+		u64 cost = max(div64_u64(s->win_ns, n), 1ULL), least = cost;
+		int i;
+
+		s->costs[s->nr_costs++ % EMBM_COST_ROUNDS] = cost;
+		for (i = 0; i < min(s->nr_costs, EMBM_COST_ROUNDS); i++)
+			least = min(least, s->costs[i]);
+		s->status.sample_cost_ns = least;
+	}
 	s->win_samples = 0;
 	s->win_ns = 0;
+	used = mul_u64_u64_div_u64(n, s->status.sample_cost_ns * 1000, elapsed);
 	s->status.budget_used = used;
 	budget = s->cfg.cpu_budget;
 	if (!budget)
 		return;
 
-	if (used > budget && drains >= budget / 4 && period < EMBM_PERIOD_MAX) {
-		u64 room = max(budget - min(used - drains, budget), budget / 4);
-		u64 f = roundup_pow_of_two(clamp_t(u64, DIV_ROUND_UP_ULL(drains, room), 2,
-						   EMBM_ADAPT_GROWTH));
-
+	if (used > budget && period < EMBM_PERIOD_MAX) {
 		snprintf(why, sizeof(why),
-			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each): x%llu",
+			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each)",
 			 used, budget, div64_u64(n * NSEC_PER_SEC, elapsed),
-			 s->status.sample_cost_ns, f);
-		ksamplingd_set_periods(s, embm_align_period(s, period * f),
-				       embm_align_period(s, store * f), why);
-	} else if (used + drains < budget / 2 && period > s->base_period) {
-		snprintf(why, sizeof(why),
-			 "cpu_budget: %llu permille, %llu with twice the samples < %llu",
-			 used, used + drains, budget / 2);
+			 s->status.sample_cost_ns);
+		ksamplingd_set_periods(s, embm_align_period(s, period * 2),
+				       embm_align_period(s, store * 2), why);
+	} else if (used < budget / 4 && period > s->base_period) {
+		snprintf(why, sizeof(why), "cpu_budget: %llu < %llu permille, a quarter of %llu",
+			 used, budget / 4, budget);
 		ksamplingd_set_periods(s, embm_align_period(s, max(period / 2, s->base_period)),
 				       embm_align_period(s, max(store / 2, s->base_store)), why);
 	}
@@ -469,7 +463,6 @@ int ksamplingd(void *data)
 
 	ksamplingd_set_readers(s);
 	s->status.wake_us = EMBM_WAKE_START_US;
-	s->win_cpu = task_sched_runtime(current);
 	while (!kthread_should_stop()) {
 		now = ktime_get_ns();
 		ksamplingd_drain_all(s);
@@ -478,7 +471,7 @@ int ksamplingd(void *data)
 		round_ns = now;
 		ksamplingd_hotplug(s);
 		ksamplingd_knobs(s);
-		ksamplingd_adapt(s, &last_ns, task_sched_runtime(current));
+		ksamplingd_adapt(s, &last_ns);
 		if (ktime_get_ns() >= next_read)
 			ksamplingd_read_kinds(s, &next_read);
 		target_gone = ksamplingd_gone(s->target);

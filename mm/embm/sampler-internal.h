@@ -51,6 +51,7 @@
 #include "session.h"
 #include "stats.h"
 
+#define EMBM_COST_ROUNDS	8	/* rounds the least cost is taken over */
 #define EMBM_READ_MS		1000	/* how often it reads the counts, at most */
 #define EMBM_PERIOD_MAX		BIT_ULL(40)
 #define EMBM_SCRATCH		4096	/* largest record embm's events write */
@@ -150,9 +151,10 @@ struct embm_cpu {
  * @win_samples: samples drained since the budget's last round.
  * @win_ns:	 ksamplingd's CPU time in the drains that found samples,
  *		 likewise.
- * @win_cpu:	 ksamplingd's CPU time at the budget's last round.
  * @knob_gen:	 embm_knobs_period_gen() when the period knobs were last
  *		 taken (0: never, since the start).
+ * @costs:	 the cost of a sample in the budget's last rounds, in ns.
+ * @nr_costs:	 rounds that measured one.
  * @memcg:	 the starter's memory cgroup, referenced: what ksamplingd
  *		 allocates for the session (events and queues of CPUs that
  *		 come online, arrays that grow, page bitmaps of new nodes) is
@@ -198,8 +200,9 @@ struct embm_sampler {
 	unsigned int nr_readings;
 	u64 win_samples;
 	u64 win_ns;
-	u64 win_cpu;
 	unsigned int knob_gen;
+	u64 costs[EMBM_COST_ROUNDS];
+	unsigned int nr_costs;
 	struct mem_cgroup *memcg;
 };
 

@@ -31,10 +31,10 @@ struct pid;
  * @period_changes: times the period moved (the budget, or the knob).
  * @period_errors: period changes perf refused (the old period stayed).
  * @period_why:	why the period last moved; "" if it never did.
- * @sample_cost_ns: ksamplingd's CPU time per sample drained, over the
- *		last round of the budget with enough samples (0: none yet).
- * @budget_used: ksamplingd's CPU time over the budget's last round,
- *		permille of a CPU.
+ * @sample_cost_ns: ksamplingd's CPU time per sample drained, the least
+ *		measured over a round of the budget (0: not yet measured).
+ * @budget_used: ksamplingd's CPU use as the budget last estimated it,
+ *		permille of a CPU: samples drained x @sample_cost_ns.
  * @count_reads: times ksamplingd read the events' counts.
  * @count_read_ns: ksamplingd's CPU time in the last of them.
  * @count_read_every_ms: how long it waits between them now: at least
