@@ -67,17 +67,20 @@ static int embm_cpu_reserve(struct embm_sampler *s, struct embm_cpu *c,
 /*
  * A wake of one of the events writing into a CPU's ring buffer: perf's
  * wakeup of a buffer (its watermark, half the buffer, passed) wakes the
- * waiters of every event attached to it (ring_buffer_wakeup()).  Wake
- * ksamplingd once the session runs: before, it has not started, and the
- * start wakes it.  Context: the wakeup's, an irq_work (hard IRQ), or a
- * process that changes the event's buffer; with the wait queue's lock
- * held, IRQs off: does not sleep.
+ * waiters of every event attached to it (ring_buffer_wakeup()), but so
+ * does the exit of each of a target's threads and inherited children
+ * (perf_event_exit_event()), at a rate the sampled process sets: wake
+ * ksamplingd only when the buffer is half full, and once the session
+ * runs (before, it has not started, and the start wakes it).  Context:
+ * the wakeup's, an irq_work (hard IRQ), or a process; with the wait
+ * queue's lock held, IRQs off: does not sleep.
  */
 static int embm_ring_woken(struct wait_queue_entry *wq, unsigned int mode, int sync, void *key)
 {
+	struct embm_cpu *c = container_of(wq, struct embm_cpu, wake);
 	struct embm_sampler *s = wq->private;
 
-	if (READ_ONCE(s->running))
+	if (READ_ONCE(s->running) && embm_ring_half_full(s, c))
 		wake_up_process(s->thread);
 	return 0;
 }
@@ -177,8 +180,6 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 		err = perf_kernel_rb_attach(event, c->rb);
 		if (err)
 			goto out_release;
-		if (!c->woken_by)
-			embm_ring_watch(s, c, event);
 	}
 	if (!s->running && !s->nr_events) {
 		err = security_perf_event_read(event);
@@ -188,6 +189,9 @@ static int embm_open_one(struct embm_sampler *s, struct embm_cpu *c, int d,
 	err = xa_err(xa_store(&s->ids, event->id, xa_mk_value(d), GFP_KERNEL_ACCOUNT));
 	if (err)
 		goto out_release;
+	/* Last: nothing fails after it, so no path releases it watched. */
+	if (!s->descs[d].lead && !c->woken_by)
+		embm_ring_watch(s, c, event);
 
 	c->evs[c->nr_events++] = (struct embm_ev){
 		.event = event, .id = event->id, .late = s->running,

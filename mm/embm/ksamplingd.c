@@ -424,10 +424,10 @@ static void ksamplingd_set_readers(struct embm_sampler *s)
 
 /*
  * Sleep until the next round, status.wake_us from now (with a quarter of
- * it as slack, for the timer to coalesce with others).  A queue's wake
- * that came while ksamplingd was awake found it running and will not come
- * again: a queue half full is drained now.  Set the state first, so that
- * a wake from here on ends the sleep.
+ * it as slack, for the timer to coalesce with others).  A wake that came
+ * while ksamplingd was awake found it running and will not come again: a
+ * queue or ring half full is drained now, and a kthread_stop() ends the
+ * round.  Set the state first, so that a wake from here on ends the sleep.
  */
 static void ksamplingd_sleep(struct embm_sampler *s)
 {
@@ -436,10 +436,14 @@ static void ksamplingd_sleep(struct embm_sampler *s)
 	int cpu;
 
 	set_current_state(TASK_INTERRUPTIBLE);
+	if (kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
 	for_each_possible_cpu(cpu) {
 		struct embm_direct *dq = s->cpu[cpu].dq;
 
-		if (dq && embm_direct_half_full(dq)) {
+		if ((dq && embm_direct_half_full(dq)) || embm_ring_half_full(s, &s->cpu[cpu])) {
 			__set_current_state(TASK_RUNNING);
 			return;
 		}

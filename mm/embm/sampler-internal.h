@@ -41,6 +41,7 @@
 #include <linux/embm.h>
 #include <linux/memcontrol.h>
 #include <linux/mutex.h>
+#include <linux/perf_kernel_rb.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -234,6 +235,12 @@ static inline u64 embm_align_period(const struct embm_sampler *s, u64 period)
 static inline u64 embm_ring_pages(const struct embm_sampler *s)
 {
 	return s->records ? s->cfg.ring_pages : 1;
+}
+
+/* Is @c's ring buffer half full or more?  Any context. */
+static inline bool embm_ring_half_full(const struct embm_sampler *s, const struct embm_cpu *c)
+{
+	return c->rb && perf_kernel_rb_pending(c->rb) >= embm_ring_pages(s) * PAGE_SIZE / 2;
 }
 
 /* The descriptor of @ev, or NULL. */
