@@ -512,7 +512,9 @@ static struct embm_view *__embm_session_stop(enum embm_state state, const char *
 /*
  * The summary of a session that ended, in the kernel log; then the time
  * it took goes to the session's EMBM_END_REPORT and EMBM_END, unless
- * another session started meanwhile.  Takes embm_lock.
+ * another session started meanwhile or holds embm_lock now (a start can
+ * take long: the caller does not wait for it only to store a time).
+ * Tries embm_lock.
  */
 static void embm_session_report(struct embm_view *v)
 {
@@ -522,12 +524,13 @@ static void embm_session_report(struct embm_view *v)
 		return;
 	embm_report_summary(v);
 	d = ktime_get_ns() - t;
-	mutex_lock(&embm_lock);
-	if (embm_session.gen == v->gen) {
-		embm_session.phase_ns[EMBM_END_REPORT] = d;
-		embm_session.phase_ns[EMBM_END] += d;
+	if (mutex_trylock(&embm_lock)) {
+		if (embm_session.gen == v->gen) {
+			embm_session.phase_ns[EMBM_END_REPORT] = d;
+			embm_session.phase_ns[EMBM_END] += d;
+		}
+		mutex_unlock(&embm_lock);
 	}
-	mutex_unlock(&embm_lock);
 	embm_view_free(v);
 }
 

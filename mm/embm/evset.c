@@ -86,8 +86,10 @@ static int embm_ring_woken(struct wait_queue_entry *wq, unsigned int mode, int s
 }
 
 /*
- * Have @event, one writing into @c's buffer, wake ksamplingd when the
- * buffer is half full: one event a CPU suffices (above).  Undone by
+ * Have @event, one writing into @c's buffer, wake ksamplingd when perf
+ * wakes the buffer's readers (each half of the buffer written, counted
+ * from the last wake, whatever the reader took since) and the buffer is
+ * half full: one event a CPU suffices (above).  Undone by
  * embm_ring_unwatch() before @event is released.
  */
 static void embm_ring_watch(struct embm_sampler *s, struct embm_cpu *c, struct perf_event *event)

@@ -83,6 +83,8 @@ static u64 ksamplingd_next_wake(struct embm_sampler *s, u64 elapsed_ns)
 		most = max(most, s->cpu[cpu].filled);
 		s->cpu[cpu].filled = 0;
 	}
+	/* No quotient past 2^64 (a fault on x86) after a long stall. */
+	elapsed_ns = min_t(u64, elapsed_ns, 4ULL * EMBM_WAKE_MAX_US * NSEC_PER_USEC);
 	us = most ? div64_u64(mul_u64_u64_div_u64(elapsed_ns, quarter, most), NSEC_PER_USEC) :
 		EMBM_WAKE_MAX_US;
 	us = clamp_t(u64, us, EMBM_WAKE_MIN_US, EMBM_WAKE_MAX_US);
