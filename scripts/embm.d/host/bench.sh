@@ -53,8 +53,10 @@ down to 1 (embm from 256, its least; budget off) under embm and perf
 record on 1 MiB, 10 passes: the sample rate, samples lost and throttle
 records of each, the highest rate with neither, and the goal of no loss
 up to twice perf record's lossless rate.
-Writes the tables, the raw runs and a plot (bench.png, gnuplot) to DIR
-(default build/bench), the emulated PMU's ratios also to emu-ratios.txt.
+Writes the tables, the raw runs and plots (gnuplot: bench.png, page
+faults; adapt.png, the budget's traces; emu.png, embm and perf record on
+embm_emu by period: workload time and the loss sweep) to DIR (default
+build/bench), the emulated PMU's ratios also to emu-ratios.txt.
 Fails when a sampler's samples are not within 10% of faults / period,
 embm's emu samples (taken and lost) not within 25% of perf's at the same
 periods, or a figure is missing.  Defaults: 7 rounds, 256M on node 2,
@@ -239,7 +241,61 @@ bench_run() {
 			echo && bench_loss_table "$lpasses" <"$out/loss.txt"
 	} | tee "$out/results.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || return 1
-	bench_plot "$out" && bench_adapt_plot "$out"
+	bench_plot "$out" && bench_adapt_plot "$out" && bench_emu_plot "$out"
+}
+
+# bench_emu_plot DIR: DIR/emu.png, on embm_emu: the workload's time over
+# the plugin idle (median of the rounds) against the load period, under
+# embm and under perf record (from DIR/emu-runs.txt); and the samples a
+# second each took against the period in the loss sweep, the runs that
+# lost or were throttled marked (from DIR/loss.txt).
+bench_emu_plot() {
+	local out=$1 m
+	for m in embm perf; do
+		awk -v m="$m" '
+		function median(list,    n, a, i, j, t) {
+			n = split(list, a, " ")
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		$1 == "emubench" { t[$2, $3, $4] = $5; if ($2 == m) p[$3] = 1 }
+		END {
+			for (k in p) {
+				l = ""
+				for (r = 1; (("idle", "-", r) in t); r++)
+					if ((m, k, r) in t) l = l " " t[m, k, r] / t["idle", "-", r]
+				split(k, f, "/")
+				# Sampling on, no sample taken: not a period of samples.
+				if (l != "" && f[1] < 1000000000) print f[1], median(l)
+			}
+		}' "$out/emu-runs.txt" | sort -n >"$out/emu-$m.dat"
+		awk -v m="$m" '$1 == "emuloss" && $2 == m && $4 > 0 {
+			print $3, $5 / ($4 / 1000), ($6 + $7 > 0) }' "$out/loss.txt" | sort -n >"$out/loss-$m.dat"
+	done
+	gnuplot <<GP || { log "bench: gnuplot failed (emu.png)"; return 1; }
+set terminal pngcairo size 1000,450
+set output '$out/emu.png'
+set termoption noenhanced
+set multiplot layout 1,2 title "embm and perf record on embm_emu (TCG)"
+set logscale x 2
+set xlabel "load period"
+set ylabel "workload time over the plugin idle (median)"
+set key top right
+plot '$out/emu-embm.dat' using 1:2 with linespoints lw 2 title 'embm', \
+     '$out/emu-perf.dat' using 1:2 with linespoints lw 2 title 'perf record'
+set logscale y 10
+set xtics 16
+set format x "%g"
+set ylabel "samples a second"
+set key bottom left
+plot '$out/loss-embm.dat' using 1:2 with linespoints lw 2 title 'embm', \
+     '$out/loss-perf.dat' using 1:2 with linespoints lw 2 title 'perf record', \
+     '$out/loss-embm.dat' using 1:(\$3 > 0 ? \$2 : 1/0) with points pt 6 ps 2 title 'embm lost or throttled', \
+     '$out/loss-perf.dat' using 1:(\$3 > 0 ? \$2 : 1/0) with points pt 4 ps 2 title 'perf lost or throttled'
+unset multiplot
+GP
 }
 
 # bench_adapt_table PASSES: embm at its default CPU budget on the
