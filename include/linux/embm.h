@@ -102,10 +102,13 @@ struct embm_sample {
  *		the group of the next descriptor's event (perf mem's
  *		mem-loads-aux in front of the load-latency event).
  * @direct:	embm's overflow handler takes its samples, their page and
- *		kind only, instead of perf writing records: for events whose
- *		samples need nothing else and whose overflow handler perf
- *		calls (not large PEBS).  @attr.sample_type still says what
- *		the samples disclose, for the permission checks.
+ *		kind only (with their data source and weight, for a source
+ *		that says &embm_source.direct_irq), instead of perf writing
+ *		records: for software events, whose samples need nothing
+ *		else, and for the events of a source that says direct_irq.
+ *		Never for large PEBS, which does not call the handler.
+ *		@attr.sample_type still says what the samples disclose, for
+ *		the permission checks.
  * @maps_pages:	a sample is a mapping made (a page fault): it stands for
  *		every base page of that mapping (struct embm_sample.pages),
  *		not for one access.
@@ -177,6 +180,11 @@ struct embm_source_args {
  *		  PERF_TYPE_MAX)?  Only for a PMU whose event_init() checks
  *		  no credentials of its own (see embm_source_pmu_ok());
  *		  NULL: the generic types only.  Any context.
+ * @direct_irq:	  its PMU's driver calls the overflow handler of every
+ *		  sample, with IRQs off, on the event's CPU and never in NMI
+ *		  (from a drain, as the emulated PMU's): its @direct events
+ *		  may be of its PMU, and their queues keep each sample's
+ *		  data source and weight too.
  *
  * A source that cannot work here fails @setup, or its events fail to be
  * created; the automatic choice then moves to the next source.  Sources
@@ -200,6 +208,7 @@ struct embm_source {
 	const char *unit;
 	const char *blind;
 	bool (*pmu_ok)(u32 type);
+	bool direct_irq;
 };
 
 int __init embm_register_source(const struct embm_source *src);

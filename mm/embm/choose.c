@@ -25,6 +25,7 @@ static void embm_reset_source(struct embm_sampler *s, const struct embm_source *
 	s->src = src;
 	s->nr_descs = 0;
 	s->direct = false;
+	s->direct_full = false;
 	s->records = false;
 	memset(s->closed, 0, sizeof(s->closed));
 	memset(s->status.kind, 0, sizeof(s->status.kind));
@@ -52,12 +53,14 @@ static int embm_check_desc(struct embm_sampler *s, int d, const char **why)
 		return -EINVAL;
 	}
 	/*
-	 * Large PEBS would not call embm's handler: software only.  The
-	 * permission checks go by the sample_type: it must say that the
+	 * Large PEBS would not call embm's handler: software only, or a
+	 * PMU whose driver calls it outside NMI (embm_source.direct_irq).
+	 * The permission checks go by the sample_type: it must say that the
 	 * samples disclose physical addresses.
 	 */
 	if (WARN_ON_ONCE(desc->direct && (desc->lead ||
-					  desc->attr.type != PERF_TYPE_SOFTWARE ||
+					  (desc->attr.type != PERF_TYPE_SOFTWARE &&
+					   !s->src->direct_irq) ||
 					  !(desc->attr.sample_type & PERF_SAMPLE_PHYS_ADDR)))) {
 		*why = "its descriptors are malformed";
 		return -EINVAL;
@@ -91,6 +94,7 @@ static int embm_setup_descs(struct embm_sampler *s, const char **why)
 		if (err)
 			return err;
 		s->direct |= s->descs[d].direct;
+		s->direct_full |= s->descs[d].direct && s->descs[d].attr.type != PERF_TYPE_SOFTWARE;
 		s->records |= !s->descs[d].direct && !s->descs[d].lead;
 		s->status.kind[d].name = s->descs[d].name;
 		s->status.kind[d].lead = s->descs[d].lead;

@@ -10,12 +10,20 @@
  * queue of its CPU; ksamplingd reads the queue as it reads the ring buffer.
  * The events still have their ring buffer: perf logs their throttling there.
  *
+ * A full queue (embm_direct_alloc(.., true)) is for a PMU whose sample data
+ * carries the physical address, data source and weight (the emulated
+ * PMU): each entry keeps those too, 24 bytes instead of perf's record of
+ * some 90.
+ *
  * One queue per CPU, written only by the events bound to that CPU, with
  * IRQs off (perf_swevent_event() calls the handler so, and only for an
- * active event) and only from task context (page faults): one writer at a
- * time.  Its readers (ksamplingd, a failing start, the stop) hold the
- * sampler's lock: one reader at a time.  Not for large PEBS, which writes
- * records without calling the overflow handler.
+ * active event; a PMU driver's drain from its interrupt or its callbacks
+ * likewise): one writer at a time.  A plain queue takes only samples in
+ * task context (page faults); a full one takes them in any context but
+ * NMI, which could interrupt another writer.  Its readers (ksamplingd, a
+ * failing start, the stop) hold the sampler's lock: one reader at a
+ * time.  Not for large PEBS, which writes records without calling the
+ * overflow handler, nor for a PMU that overflows in NMI.
  *
  * The writer that fills a queue to half wakes its reader (once set, see
  * embm_direct_set_reader()) through an irq_work, which may be queued
@@ -57,12 +65,16 @@ struct embm_direct_ctx {
  * @rd_task:	the task of the samples as last read.
  * @lost_elsewhere: samples dropped because they were not taken in a task.
  * @mask:	entries - 1, a power of two - 1.
+ * @words:	u64 words an entry takes: 1, or EMBM_DIRECT_FULL_WORDS in a
+ *		full queue (the entry, its data source and weight).
  * @reader:	woken when the queue fills to half; NULL: nobody.
  * @wake:	wakes @reader from the writer's context.
  * @ctx:	the handler's context for each kind.
  * @rcu:	frees the queue after a grace period, as perf frees events.
  * @ent:	physical page address | mapping order | user | kind; 0 | kind
- *		for no address; or a period or task mark (below).
+ *		for no address; or a period or task mark (below).  In a full
+ *		queue, each followed by the sample's data source and weight
+ *		(0 for a mark).
  */
 struct embm_direct {
 	u64 head;
@@ -75,6 +87,7 @@ struct embm_direct {
 	u64 rd_task;
 	atomic64_t lost_elsewhere[EMBM_MAX_EVENTS];
 	unsigned int mask;
+	unsigned int words;
 	struct task_struct *reader;
 	struct irq_work wake;
 	struct embm_direct_ctx ctx[EMBM_MAX_EVENTS];
@@ -101,6 +114,7 @@ static_assert(EMBM_DIRECT_KIND + 1 >= EMBM_MAX_EVENTS);
 static_assert(EMBM_DIRECT_TASK < PAGE_SIZE);
 static_assert(PID_MAX_LIMIT <= 1 << EMBM_DIRECT_PID_BITS);
 static_assert(2 * EMBM_DIRECT_PID_BITS + PAGE_SHIFT <= 64);
+#define EMBM_DIRECT_FULL_WORDS	3
 
 /* Hard IRQ context (irq_work): wake the reader, if it may be woken. */
 static void embm_direct_wake(struct irq_work *work)
@@ -116,6 +130,8 @@ static void embm_direct_wake(struct irq_work *work)
  * embm_direct_alloc() - a queue of at least @nr_entries samples
  * @nr_entries: rounded up to a power of two; at least 2
  * @cpu: the CPU whose events write it (its node backs the memory)
+ * @full: entries keep the data source and weight too, and samples are
+ *	taken in any context but NMI (see the top of this file)
  *
  * Charged to the caller's memory cgroup (at start: the starter's; a CPU
  * that comes online later gets its queue from ksamplingd, charged to none).
@@ -123,17 +139,20 @@ static void embm_direct_wake(struct irq_work *work)
  * Context: process; may sleep.
  * Return: the queue or NULL.
  */
-struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu)
+struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu, bool full)
 {
-	struct embm_direct *dq;
 	unsigned int n = roundup_pow_of_two(max(nr_entries, 2U)), k;
+	unsigned int words = full ? EMBM_DIRECT_FULL_WORDS : 1;
+	struct embm_direct *dq;
 
 	/* Entries are written before they are read: only the header is zeroed. */
-	dq = kvmalloc_node(struct_size(dq, ent, n), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
+	dq = kvmalloc_node(struct_size(dq, ent, (size_t)n * words), GFP_KERNEL_ACCOUNT,
+			   cpu_to_node(cpu));
 	if (!dq)
 		return NULL;
 	memset(dq, 0, sizeof(*dq));
 	dq->mask = n - 1;
+	dq->words = words;
 	/*
 	 * A hard irq_work, as perf's own wakeups: on PREEMPT_RT a lazy one
 	 * waits for its CPU's irq_work thread, parked when the CPU goes
@@ -156,7 +175,7 @@ struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu)
  */
 size_t embm_direct_bytes(const struct embm_direct *dq)
 {
-	return struct_size(dq, ent, dq->mask + 1);
+	return struct_size(dq, ent, (size_t)(dq->mask + 1) * dq->words);
 }
 
 /**
@@ -210,13 +229,13 @@ void *embm_direct_context(struct embm_direct *dq, int kind)
 }
 
 /*
- * Queue entry @e of a sample of @kind, or count the sample lost when the
- * queue is full.  The push that fills the queue to half wakes its reader.
- * Context: the writer of @dq.
+ * Queue entry @e of a sample of @kind, with @data_src and @weight in a full
+ * queue, or count the sample lost when the queue is full.  The push that
+ * fills the queue to half wakes its reader.  Context: the writer of @dq.
  */
-static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind)
+static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind, u64 data_src, u32 weight)
 {
-	u64 head = dq->head, used;
+	u64 head = dq->head, used, *ent;
 
 	/* Acquire: the reader is done with the entry before we reuse it. */
 	used = head - smp_load_acquire(&dq->tail);
@@ -224,7 +243,12 @@ static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind)
 		WRITE_ONCE(dq->lost[kind], dq->lost[kind] + 1);
 		return false;
 	}
-	dq->ent[head & dq->mask] = e;
+	ent = &dq->ent[(head & dq->mask) * dq->words];
+	ent[0] = e;
+	if (dq->words > 1) {
+		ent[1] = data_src;
+		ent[2] = weight;
+	}
 	/* Release: the entry is written before the reader sees it. */
 	smp_store_release(&dq->head, head + 1);
 	/* Fill levels rise one at a time: each rise to half is seen. */
@@ -240,6 +264,8 @@ static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind)
  * @order: log2 of the base pages of its mapping, at most 31
  * @kind: its event's kind, below EMBM_MAX_EVENTS
  * @user: taken in user mode
+ * @data_src: its perf_mem_data_src (kept by a full queue only)
+ * @weight: its latency (kept by a full queue only)
  *
  * The push that fills the queue to half wakes its reader.
  *
@@ -247,10 +273,11 @@ static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind)
  * Return: false if the queue was full (the sample is counted lost).
  */
 static bool embm_direct_push(struct embm_direct *dq, u64 phys, unsigned int order, int kind,
-			     bool user)
+			     bool user, u64 data_src, u32 weight)
 {
 	return embm_direct_put(dq, (phys & PAGE_MASK) | (user ? EMBM_DIRECT_USER : 0) |
-			       FIELD_PREP(EMBM_DIRECT_ORDER, min(order, 31U)) | kind, kind);
+			       FIELD_PREP(EMBM_DIRECT_ORDER, min(order, 31U)) | kind, kind,
+			       data_src, weight);
 }
 
 /*
@@ -264,7 +291,7 @@ static bool embm_direct_push_task(struct embm_direct *dq, u32 pid, u32 tid, int 
 
 	if (likely(dq->task == task))
 		return true;
-	if (!embm_direct_put(dq, (task << PAGE_SHIFT) | EMBM_DIRECT_TASK | kind, kind))
+	if (!embm_direct_put(dq, (task << PAGE_SHIFT) | EMBM_DIRECT_TASK | kind, kind, 0, 0))
 		return false;
 	dq->task = task;
 	return true;
@@ -278,6 +305,8 @@ static bool embm_direct_push_task(struct embm_direct *dq, u32 pid, u32 tid, int 
  * @kind: its event's kind, below EMBM_MAX_EVENTS
  * @period: the events it stands for, below 2^(64 - PAGE_SHIFT)
  * @user: taken in user mode
+ * @data_src: its perf_mem_data_src (kept by a full queue only)
+ * @weight: its latency (kept by a full queue only)
  *
  * A period other than the last one queued for @kind goes first, as a mark
  * that the reader keeps for the kind's samples after it (an entry of its
@@ -288,14 +317,15 @@ static bool embm_direct_push_task(struct embm_direct *dq, u32 pid, u32 tid, int 
  * Return: false if the queue was full.
  */
 static bool embm_direct_push_period(struct embm_direct *dq, u64 phys, unsigned int order,
-				    int kind, u64 period, bool user)
+				    int kind, u64 period, bool user, u64 data_src, u32 weight)
 {
 	if (unlikely(dq->period[kind] != period)) {
-		if (!embm_direct_put(dq, (period << PAGE_SHIFT) | EMBM_DIRECT_MARK | kind, kind))
+		if (!embm_direct_put(dq, (period << PAGE_SHIFT) | EMBM_DIRECT_MARK | kind, kind,
+				     0, 0))
 			return false;
 		dq->period[kind] = period;
 	}
-	return embm_direct_push(dq, phys, order, kind, user);
+	return embm_direct_push(dq, phys, order, kind, user, data_src, weight);
 }
 
 /* Is @pfn in the huge zero page (THP)?  Context: any. */
@@ -311,17 +341,22 @@ static bool embm_huge_zero(unsigned long pfn)
 /**
  * embm_direct_overflow() - the overflow handler of a direct event
  * @event: the event, or one inherited from it
- * @data: perf's sample data; only its sample_flags and addr are read
- * @regs: the registers of the fault: user mode or the kernel's
+ * @data: perf's sample data; only its sample_flags, addr, phys_addr,
+ *	data_src and weight are read, each only where sample_flags says
+ *	the PMU set it
+ * @regs: the registers of the access: user mode or the kernel's
  *
- * The task is current, by its ids in the pid namespace of the event (of
- * its parent, for an inherited one), as perf_event_pid() gives them in a
+ * The physical address is the one the PMU gave (PERF_SAMPLE_PHYS_ADDR in
+ * sample_flags: the access's own, a base page), else that of the page
+ * table's mapping of @data's address, with the mapping's size.  The task
+ * is current, by its ids in the pid namespace of the event (of its
+ * parent, for an inherited one), as perf_event_pid() gives them in a
  * record: queued as a mark before its first sample after another task's.
  *
- * Context: the event's overflow, on its CPU, IRQs off, in the task whose
- * fault it is.  Only task context writes the queue; a sample taken
- * anywhere else (none is expected: page faults are taken in tasks) is
- * counted lost.
+ * Context: the event's overflow, on its CPU, IRQs off: in the task whose
+ * fault it is (a plain queue: a sample taken anywhere else, none being
+ * expected, is counted lost), or in any context but NMI (a full queue: a
+ * PMU driver's drain; a sample in NMI is counted lost).
  */
 void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *data,
 			  struct pt_regs *regs)
@@ -333,17 +368,31 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 	u64 virt = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0;
 	u64 phys, size;
 
+	u64 data_src = 0;
+	u32 weight = 0;
+
 	lockdep_assert_irqs_disabled();
-	if (unlikely(!in_task())) {
+	if (unlikely(dq->words > 1 ? in_nmi() : !in_task())) {
 		atomic64_inc(&dq->lost_elsewhere[ctx->kind]);
 		return;
 	}
-	/*
-	 * A user page's mapping (a fault's): how many base pages it mapped.
-	 * Not a kernel address's, whose direct map may be a huge page.
-	 */
 	size = 0;
-	phys = perf_sample_phys_addr(virt, virt < TASK_SIZE ? &size : NULL);
+	if (data->sample_flags & PERF_SAMPLE_PHYS_ADDR) {
+		/* The PMU's own: the access's address, one access. */
+		phys = data->phys_addr;
+	} else {
+		/*
+		 * A user page's mapping (a fault's): how many base pages it
+		 * mapped.  Not a kernel address's, whose direct map may be a
+		 * huge page.
+		 */
+		phys = perf_sample_phys_addr(virt, virt < TASK_SIZE ? &size : NULL);
+	}
+	if (data->sample_flags & PERF_SAMPLE_DATA_SRC)
+		data_src = data->data_src.val;
+	/* WEIGHT and WEIGHT_STRUCT: the latency is the low 32 bits. */
+	if (data->sample_flags & PERF_SAMPLE_WEIGHT_TYPE)
+		weight = data->weight.var1_dw;
 	/*
 	 * A read of never-written memory maps the zero page, whose address
 	 * perf does not give; the huge zero page's it does: neither is the
@@ -360,7 +409,7 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 		return;
 	/* The period perf counted the sample with: the events it stands for. */
 	embm_direct_push_period(dq, phys, size > PAGE_SIZE ? ilog2(size) - PAGE_SHIFT : 0,
-				ctx->kind, data->period, regs && user_mode(regs));
+				ctx->kind, data->period, regs && user_mode(regs), data_src, weight);
 }
 
 /**
@@ -377,13 +426,14 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *arg)
 {
 	/* Acquire pairs with the writer's release of head. */
-	u64 head = smp_load_acquire(&dq->head), tail = dq->tail, e;
+	u64 head = smp_load_acquire(&dq->head), tail = dq->tail, e, *ent;
 	struct embm_direct_sample ds;
 	unsigned int n = 0;
 	int k;
 
 	for (; tail != head; tail++) {
-		e = READ_ONCE(dq->ent[tail & dq->mask]);
+		ent = &dq->ent[(tail & dq->mask) * dq->words];
+		e = READ_ONCE(ent[0]);
 		k = e & EMBM_DIRECT_KIND;
 		if (e & EMBM_DIRECT_MARK) {
 			dq->rd_period[k] = e >> PAGE_SHIFT;
@@ -402,6 +452,10 @@ unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *a
 			.pid = dq->rd_task >> EMBM_DIRECT_PID_BITS,
 			.tid = dq->rd_task & (BIT(EMBM_DIRECT_PID_BITS) - 1),
 		};
+		if (dq->words > 1) {
+			ds.data_src = READ_ONCE(ent[1]);
+			ds.weight = READ_ONCE(ent[2]);
+		}
 		fn(&ds, arg);
 		n++;
 	}

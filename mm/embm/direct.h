@@ -26,6 +26,8 @@ struct task_struct;
  *	    that took it (of its parent, for an inherited one), as perf's
  *	    records give it.
  * @tid:    its task's id, likewise.
+ * @data_src: its perf_mem_data_src, from a full queue; else 0.
+ * @weight: its latency, from a full queue; else 0.
  */
 struct embm_direct_sample {
 	u64 phys;
@@ -34,12 +36,14 @@ struct embm_direct_sample {
 	u64 period;
 	bool user;
 	u32 pid, tid;
+	u64 data_src;
+	u32 weight;
 };
 
 /* Called with each sample read from a queue, and the reader's argument. */
 typedef void (*embm_direct_fn)(const struct embm_direct_sample *ds, void *arg);
 
-struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu);
+struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu, bool full);
 size_t embm_direct_bytes(const struct embm_direct *dq);
 void embm_direct_set_reader(struct embm_direct *dq, struct task_struct *reader);
 void embm_direct_free(struct embm_direct *dq);

@@ -161,7 +161,7 @@ static void embm_drain_direct(const struct embm_direct_sample *ds, void *arg)
 	const struct embm_event_desc *d;
 	struct embm_sample sample = {
 		.phys = ds->phys, .cpu = dd->cpu, .user = ds->user, .pid = ds->pid,
-		.tid = ds->tid,
+		.tid = ds->tid, .data_src = ds->data_src, .weight = ds->weight,
 	};
 	enum embm_op op;
 

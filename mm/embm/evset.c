@@ -70,8 +70,11 @@ static int embm_cpu_reserve(struct embm_sampler *s, struct embm_cpu *c,
  * waiters of every event attached to it (ring_buffer_wakeup()), but so
  * does the exit of each of a target's threads and inherited children
  * (perf_event_exit_event()), at a rate the sampled process sets: wake
- * ksamplingd only when the buffer is half full, and once the session
- * runs (before, it has not started, and the start wakes it).  Context:
+ * ksamplingd only when the buffer is half full, or when the target has
+ * exited (its last thread's exit wakes its own events: ksamplingd ends
+ * the session now, not at its next round, up to EMBM_WAKE_MAX_US away),
+ * and once the session runs (before, it has not started, and the start
+ * wakes it).  Context:
  * the wakeup's, an irq_work (hard IRQ), or a process; with the wait
  * queue's lock held, IRQs off: does not sleep.
  */
@@ -80,7 +83,7 @@ static int embm_ring_woken(struct wait_queue_entry *wq, unsigned int mode, int s
 	struct embm_cpu *c = container_of(wq, struct embm_cpu, wake);
 	struct embm_sampler *s = wq->private;
 
-	if (READ_ONCE(s->running) && embm_ring_half_full(s, c))
+	if (READ_ONCE(s->running) && (embm_ring_half_full(s, c) || embm_pid_gone(s->target)))
 		wake_up_process(s->thread);
 	return 0;
 }
@@ -275,14 +278,18 @@ static int embm_cpu_buffers(struct embm_sampler *s, struct embm_cpu *c, int cpu)
 
 	if (s->direct && !c->dq) {
 		/*
-		 * Four times the samples the ring holds records, half its
-		 * memory: a second thread faulting on the CPU while ksamplingd
-		 * waits for it filled a queue of as many.  Not past the default
-		 * ring's size (128 KiB a CPU): the queue is kernel memory, not
-		 * charged to the mlock limit as the ring is.
+		 * Half the ring's memory: four times the samples it holds
+		 * records of page faults (64 bytes), about twice those of a
+		 * PMU (some 90 bytes, a full queue's entry 24).  A second
+		 * thread faulting on the CPU while ksamplingd waits for it
+		 * filled a queue of as many.  Not past the default ring's size
+		 * (128 KiB a CPU): the queue is kernel memory, not charged to
+		 * the mlock limit as the ring is.
 		 */
 		c->dq = embm_direct_alloc(min_t(u64, s->cfg.ring_pages, EMBM_QUEUE_RING_PAGES) *
-					  (PAGE_SIZE / (2 * sizeof(u64))), cpu);
+					  (PAGE_SIZE / (2 * sizeof(u64) *
+							(s->direct_full ? 3 : 1))),
+					  cpu, s->direct_full);
 		if (!c->dq)
 			return -ENOMEM;
 		s->queue_bytes += embm_direct_bytes(c->dq);

@@ -391,8 +391,14 @@ void embm_publish_status(struct embm_sampler *s)
 	spin_unlock(&s->pub_lock);
 }
 
-/* Has the process of @tgid (NULL: none) exited, all its threads? */
-static bool ksamplingd_gone(struct pid *tgid)
+/**
+ * embm_pid_gone() - has a process exited, all its threads?
+ * @tgid: its thread-group pid, or NULL for none (then false)
+ *
+ * Context: any (RCU).
+ * Return: true once its last thread is past exit's signal->live count.
+ */
+bool embm_pid_gone(struct pid *tgid)
 {
 	struct task_struct *task;
 	bool gone;
@@ -480,8 +486,8 @@ int ksamplingd(void *data)
 		ksamplingd_adapt(s, &last_ns);
 		if (ktime_get_ns() >= next_read)
 			ksamplingd_read_kinds(s, &next_read);
-		target_gone = ksamplingd_gone(s->target);
-		owner_gone = ksamplingd_gone(s->owner);
+		target_gone = embm_pid_gone(s->target);
+		owner_gone = embm_pid_gone(s->owner);
 		if (target_gone || owner_gone) {
 			/* Drain what the last threads wrote, then let the core end it. */
 			ksamplingd_drain_all(s);

@@ -114,6 +114,8 @@ struct embm_cpu {
  * @descs:	 its event kinds.
  * @nr_descs:	 how many.
  * @direct:	 one of them is direct: each CPU gets a queue.
+ * @direct_full: one of them is a direct PMU event (embm_source.direct_irq):
+ *		 the queues are full ones, which keep data source and weight.
  * @records:	 one of them samples into the ring (not direct, not a
  *		 counting leader): the ring gets ring_pages, else one page.
  * @queue_bytes: the memory of the queues now.
@@ -176,6 +178,7 @@ struct embm_sampler {
 	struct embm_event_desc descs[EMBM_MAX_EVENTS];
 	int nr_descs;
 	bool direct;
+	bool direct_full;
 	bool records;
 	u64 queue_bytes;
 	struct xarray ids;
@@ -285,6 +288,7 @@ void embm_read_kinds(struct embm_sampler *s);
 
 /* ksamplingd.c */
 int ksamplingd(void *data);
+bool embm_pid_gone(struct pid *tgid);
 void embm_publish_status(struct embm_sampler *s);
 
 #endif /* __MM_EMBM_SAMPLER_INTERNAL_H */

@@ -35,6 +35,17 @@
  * (rep stos, rep movs) is one per element, so the kernel's clear_page_erms
  * is 4096 stores a page, where a hardware store event counts a few.
  * The reports' semantics line is at most 255 characters (tools/embm).
+ *
+ * The events are direct (mm/embm/direct.c): embm_emu's drain calls the
+ * overflow handler of each sample with IRQs off, never in NMI, and the
+ * sample data holds all embm keeps (physical address, data source,
+ * latency), so embm's handler queues those 24 bytes where perf would
+ * prepare and write a record of some 90: a sample costs the sampled CPU
+ * and ksamplingd less.  perf's own users of the PMU get records as
+ * usual.  The source "emu-ring" takes the same samples as records in
+ * perf's ring buffers, as PEBS and IBS give theirs: the path those take,
+ * run end to end in a guest, and what the direct one saves, measured
+ * (scripts/embm bench).  The automatic choice takes "emu".
  */
 
 #include <linux/embm.h>
@@ -97,10 +108,12 @@ static bool embm_emu_src_pmu_ok(u32 type)
 }
 
 /**
- * embm_emu_src_setup() - the load and store events of the emulated PMU
- * @args:  the session's periods (set by embm on the events; ldlat unused)
- * @descs: filled in
- * @why:   set to the reason
+ * embm_emu_src_descs() - the load and store events of the emulated PMU
+ * @args:   the session's periods (set by embm on the events; ldlat unused)
+ * @descs:  filled in
+ * @why:    set to the reason
+ * @direct: embm's overflow handler takes the samples (else perf's
+ *	    records in the ring buffers)
  *
  * Randomised intervals ("rand") when the plugin has them.  A load or store
  * period below EMBM_EMU_MIN_PERIOD is refused.
@@ -109,8 +122,8 @@ static bool embm_emu_src_pmu_ok(u32 type)
  * Return: 2, -EOPNOTSUPP without an embm_emu device, or -EINVAL for a
  * period below EMBM_EMU_MIN_PERIOD.
  */
-static int embm_emu_src_setup(const struct embm_source_args *args,
-			      struct embm_event_desc *descs, const char **why)
+static int embm_emu_src_descs(const struct embm_source_args *args,
+			      struct embm_event_desc *descs, const char **why, bool direct)
 {
 	int type = embm_emu_src_type();
 	u64 rand = embm_emu_src_features() & EMBM_EMU_FEAT_RANDOM ? EMBM_EMU_CFG_RAND : 0;
@@ -129,6 +142,7 @@ static int embm_emu_src_setup(const struct embm_source_args *args,
 	descs[0] = (struct embm_event_desc){
 		.name = "emu-loads",
 		.op = EMBM_OP_LOAD,
+		.direct = direct,
 		.attr = {
 			.type = type,
 			.config = EMBM_EMU_CFG_LOAD | rand,
@@ -140,6 +154,7 @@ static int embm_emu_src_setup(const struct embm_source_args *args,
 		.name = "emu-stores",
 		.op = EMBM_OP_STORE,
 		.store = true,
+		.direct = direct,
 		.attr = {
 			.type = type,
 			.config = EMBM_EMU_CFG_STORE | rand,
@@ -152,6 +167,25 @@ static int embm_emu_src_setup(const struct embm_source_args *args,
 	return 2;
 }
 
+/* Source "emu": the samples straight to embm (direct).  As embm_emu_src_descs(). */
+static int embm_emu_src_setup(const struct embm_source_args *args,
+			      struct embm_event_desc *descs, const char **why)
+{
+	return embm_emu_src_descs(args, descs, why, true);
+}
+
+/* Source "emu-ring": the samples as perf's records.  As embm_emu_src_descs(). */
+static int embm_emu_ring_setup(const struct embm_source_args *args,
+			       struct embm_event_desc *descs, const char **why)
+{
+	return embm_emu_src_descs(args, descs, why, false);
+}
+
+#define EMBM_EMU_SEMANTICS \
+	"EMULATED: one load in period, one store in store_period, of those QEMU's TCG plugin runs (user and kernel); latency and data source are MODELLED by the plugin from the physical address's range, not measured; share: of accesses served by memory"
+#define EMBM_EMU_BLIND \
+	"real timing and caches: the latency and data source are a model; device DMA, page table walks and instruction fetches; samples reach perf up to a millisecond late (their time is when they were read)"
+
 static const struct embm_source embm_src_emu = {
 	.name		= "emu",
 	.rank		= 30,	/* after pebs and ibs, before page faults */
@@ -160,13 +194,28 @@ static const struct embm_source embm_src_emu = {
 	.min_period	= EMBM_EMU_MIN_PERIOD,
 	.min_store_period = EMBM_EMU_MIN_PERIOD,
 	.setup		= embm_emu_src_setup,
-	.semantics	=
-		"EMULATED: one load in period, one store in store_period, of those QEMU's TCG plugin runs (user and kernel); latency and data source are MODELLED by the plugin from the physical address's range, not measured; share: of accesses served by memory",
+	.semantics	= EMBM_EMU_SEMANTICS,
 	.share_mem	= true,
 	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
 	.unit		= "accesses",
-	.blind		=
-		"real timing and caches: the latency and data source are a model; device DMA, page table walks and instruction fetches; samples reach perf up to a millisecond late (their time is when they were read)",
+	.blind		= EMBM_EMU_BLIND,
+	.pmu_ok		= embm_emu_src_pmu_ok,
+	.direct_irq	= true,
+};
+
+static const struct embm_source embm_src_emu_ring = {
+	.name		= "emu-ring",
+	.rank		= 31,	/* after emu: the same samples, the slower way */
+	.period		= EMBM_EMU_LOAD_PERIOD,
+	.store_period	= EMBM_EMU_STORE_PERIOD,
+	.min_period	= EMBM_EMU_MIN_PERIOD,
+	.min_store_period = EMBM_EMU_MIN_PERIOD,
+	.setup		= embm_emu_ring_setup,
+	.semantics	= EMBM_EMU_SEMANTICS,
+	.share_mem	= true,
+	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
+	.unit		= "accesses",
+	.blind		= EMBM_EMU_BLIND,
 	.pmu_ok		= embm_emu_src_pmu_ok,
 };
 
@@ -176,7 +225,9 @@ static const struct embm_source embm_src_emu = {
  */
 static int __init embm_emu_src_init(void)
 {
-	return embm_register_source(&embm_src_emu);
+	int err = embm_register_source(&embm_src_emu);
+
+	return err ?: embm_register_source(&embm_src_emu_ring);
 }
 device_initcall(embm_emu_src_init);
 

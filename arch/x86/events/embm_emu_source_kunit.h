@@ -52,7 +52,9 @@ static void embm_emu_source_test(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, d[i].attr.config & EMBM_EMU_CFG_RAND);
 		/* embm's checks are perf's for it: its PMU, its sample types. */
 		KUNIT_EXPECT_TRUE(test, embm_source_attr_ok(&embm_src_emu, &d[i].attr));
-		KUNIT_EXPECT_FALSE(test, d[i].lead || d[i].direct || d[i].latency_only);
+		KUNIT_EXPECT_FALSE(test, d[i].lead || d[i].latency_only);
+		/* Direct: the driver's drain calls the handler, never in NMI. */
+		KUNIT_EXPECT_TRUE(test, d[i].direct);
 	}
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_CFG_LOAD | EMBM_EMU_CFG_RAND, d[0].attr.config);
 	KUNIT_EXPECT_EQ(test, EMBM_OP_LOAD, d[0].op);

@@ -18,6 +18,8 @@ struct embm_direct_seen {
 	u64 period[8];
 	bool user[8];
 	u32 pid[8], tid[8];
+	u64 data_src[8];
+	u32 weight[8];
 	unsigned int n;
 };
 
@@ -33,6 +35,8 @@ static void embm_direct_seen_fn(const struct embm_direct_sample *ds, void *arg)
 		seen->user[seen->n] = ds->user;
 		seen->pid[seen->n] = ds->pid;
 		seen->tid[seen->n] = ds->tid;
+		seen->data_src[seen->n] = ds->data_src;
+		seen->weight[seen->n] = ds->weight;
 	}
 	seen->n++;
 }
@@ -54,7 +58,7 @@ static u64 embm_direct_kunit_lost(struct embm_direct *dq, int kind, u64 *of_kind
  */
 static void embm_direct_queue_test(struct kunit *test)
 {
-	struct embm_direct *dq = embm_direct_alloc(3, 0);
+	struct embm_direct *dq = embm_direct_alloc(3, 0, false);
 	struct embm_direct_seen seen = { };
 	int i, round;
 	u64 of_kind;
@@ -65,8 +69,8 @@ static void embm_direct_queue_test(struct kunit *test)
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < 4; i++)
 			KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(10 + i) + 123,
-								 i * 6, i, i & 1));
-		KUNIT_EXPECT_FALSE(test, embm_direct_push(dq, PFN_PHYS(99), 0, 7, false));
+								 i * 6, i, i & 1, 0, 0));
+		KUNIT_EXPECT_FALSE(test, embm_direct_push(dq, PFN_PHYS(99), 0, 7, false, 0, 0));
 		KUNIT_EXPECT_EQ(test, 1ULL, embm_direct_kunit_lost(dq, 7, &of_kind));
 		KUNIT_EXPECT_EQ(test, 1ULL, of_kind);
 		KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_kunit_lost(dq, 7, &of_kind));
@@ -81,8 +85,8 @@ static void embm_direct_queue_test(struct kunit *test)
 		}
 		/* Half a queue, so that the next round wraps around its end. */
 		KUNIT_EXPECT_TRUE(test,
-				  embm_direct_push(dq, 0, 31, EMBM_MAX_EVENTS - 1, true));
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(5), 0, 2, false));
+				  embm_direct_push(dq, 0, 31, EMBM_MAX_EVENTS - 1, true, 0, 0));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(5), 0, 2, false, 0, 0));
 		seen.n = 0;
 		KUNIT_EXPECT_EQ(test, 2U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 		KUNIT_EXPECT_EQ(test, 0ULL, seen.phys[0]);
@@ -104,7 +108,7 @@ static void embm_direct_queue_test(struct kunit *test)
  */
 static void embm_direct_overflow_test(struct kunit *test)
 {
-	struct embm_direct *dq = embm_direct_alloc(8, 0);
+	struct embm_direct *dq = embm_direct_alloc(8, 0, false);
 	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
 	struct perf_sample_data data = { };
 	struct embm_direct_seen seen = { };
@@ -156,9 +160,9 @@ static void embm_direct_overflow_test(struct kunit *test)
 KUNIT_DEFINE_ACTION_WRAPPER(embm_direct_free_action, embm_direct_free, struct embm_direct *);
 
 /* A queue freed when the test ends, however it ends. */
-static struct embm_direct *embm_direct_kunit_alloc(struct kunit *test, unsigned int n)
+static struct embm_direct *embm_direct_kunit_alloc(struct kunit *test, unsigned int n, bool full)
 {
-	struct embm_direct *dq = embm_direct_alloc(n, 0);
+	struct embm_direct *dq = embm_direct_alloc(n, 0, full);
 
 	if (dq && kunit_add_action_or_reset(test, embm_direct_free_action, dq))
 		return NULL;
@@ -185,24 +189,15 @@ static enum hrtimer_restart embm_direct_hardirq_fn(struct hrtimer *timer)
 }
 
 /*
- * A sample taken outside task context is not queued (the queue has one
- * writer, the faulting task) but counted lost, once.
+ * Call the handler of @event with @data from a hard IRQ, as a PMU driver's
+ * drain does.  Return: whether it ran (within 10 s).
  */
-static void embm_direct_not_in_task_test(struct kunit *test)
+static bool embm_direct_kunit_hardirq(struct perf_event *event, struct perf_sample_data *data,
+				      bool *in_task)
 {
-	struct embm_direct *dq = embm_direct_kunit_alloc(test, 8);
-	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
-	struct embm_direct_hardirq h = { .event = event, .in_task = true };
-	struct perf_sample_data data = { };
-	struct embm_direct_seen seen = { };
+	struct embm_direct_hardirq h = { .event = event, .data = data, .in_task = true };
 	unsigned long left;
-	u64 of_kind;
 
-	KUNIT_ASSERT_NOT_NULL(test, dq);
-	KUNIT_ASSERT_NOT_NULL(test, event);
-	event->overflow_handler_context = embm_direct_context(dq, 1);
-	perf_sample_data_init(&data, 0, 1);
-	h.data = &data;
 	init_completion(&h.done);
 	hrtimer_init_on_stack(&h.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	h.timer.function = embm_direct_hardirq_fn;
@@ -211,12 +206,83 @@ static void embm_direct_not_in_task_test(struct kunit *test)
 	/* Not armed, nor running, before the frame may go. */
 	hrtimer_cancel(&h.timer);
 	destroy_hrtimer_on_stack(&h.timer);
-	KUNIT_ASSERT_NE(test, 0UL, left);
-	KUNIT_EXPECT_FALSE(test, h.in_task);
+	*in_task = h.in_task;
+	return left;
+}
+
+/*
+ * A sample taken outside task context is not queued in a plain queue (it
+ * has one writer, the faulting task) but counted lost, once.
+ */
+static void embm_direct_not_in_task_test(struct kunit *test)
+{
+	struct embm_direct *dq = embm_direct_kunit_alloc(test, 8, false);
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	struct perf_sample_data data = { };
+	struct embm_direct_seen seen = { };
+	bool in_task = true;
+	u64 of_kind;
+
+	KUNIT_ASSERT_NOT_NULL(test, dq);
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	event->overflow_handler_context = embm_direct_context(dq, 1);
+	perf_sample_data_init(&data, 0, 1);
+	KUNIT_ASSERT_TRUE(test, embm_direct_kunit_hardirq(event, &data, &in_task));
+	KUNIT_EXPECT_FALSE(test, in_task);
 	KUNIT_EXPECT_EQ(test, 0U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 	KUNIT_EXPECT_EQ(test, 1ULL, embm_direct_kunit_lost(dq, 1, &of_kind));
 	KUNIT_EXPECT_EQ(test, 1ULL, of_kind);
 	KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_kunit_lost(dq, 1, &of_kind));
+}
+
+/*
+ * A full queue takes a PMU's samples from a hard IRQ (a driver's drain):
+ * each with the physical address the PMU gave, not the page table's (the
+ * virtual address here maps nothing), as one access (order 0), with its
+ * data source and weight and the period; around the queue's end, with
+ * the entries three words each.
+ */
+static void embm_direct_full_test(struct kunit *test)
+{
+	struct embm_direct *dq = embm_direct_kunit_alloc(test, 4, true);
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	struct perf_sample_data data = { };
+	struct embm_direct_seen seen = { };
+	bool in_task = true;
+	unsigned int i;
+	u64 of_kind;
+
+	KUNIT_ASSERT_NOT_NULL(test, dq);
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	KUNIT_EXPECT_EQ(test, struct_size(dq, ent, 4 * 3), embm_direct_bytes(dq));
+	event->overflow_handler_context = embm_direct_context(dq, 1);
+	for (i = 0; i < 6; i++) {
+		perf_sample_data_init(&data, 0x7f0000000000ULL + PFN_PHYS(i) + 8, 97 + i / 3);
+		data.phys_addr = PFN_PHYS(1000 + i) + 0x234;
+		data.data_src.val = 0x123456789aULL + i;
+		data.weight.full = 0xdead00000000ULL | (300 + i);
+		data.sample_flags |= PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_SRC |
+				     PERF_SAMPLE_WEIGHT_STRUCT;
+		KUNIT_ASSERT_TRUE(test, embm_direct_kunit_hardirq(event, &data, &in_task));
+		KUNIT_EXPECT_FALSE(test, in_task);
+		seen.n = 0;
+		KUNIT_ASSERT_EQ(test, 1U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+		KUNIT_EXPECT_EQ(test, PFN_PHYS(1000 + i), seen.phys[0]);
+		KUNIT_EXPECT_EQ(test, 0U, seen.order[0]);
+		KUNIT_EXPECT_EQ(test, 1, seen.kind[0]);
+		KUNIT_EXPECT_EQ(test, 97ULL + i / 3, seen.period[0]);
+		KUNIT_EXPECT_EQ(test, 0x123456789aULL + i, seen.data_src[0]);
+		KUNIT_EXPECT_EQ(test, 300U + i, seen.weight[0]);
+	}
+	KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_kunit_lost(dq, 1, &of_kind));
+	/* A plain queue's samples say no data source or weight. */
+	dq = embm_direct_kunit_alloc(test, 4, false);
+	KUNIT_ASSERT_NOT_NULL(test, dq);
+	KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(3), 0, 0, false, 5, 6));
+	seen.n = 0;
+	KUNIT_ASSERT_EQ(test, 1U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+	KUNIT_EXPECT_EQ(test, 0ULL, seen.data_src[0]);
+	KUNIT_EXPECT_EQ(test, 0U, seen.weight[0]);
 }
 
 #define EMBM_DIRECT_STRESS	200000
@@ -239,7 +305,7 @@ static int embm_direct_writer_fn(void *arg)
 		for (;;) {
 			local_irq_save(flags);	/* as perf_swevent_event() calls it */
 			ok = embm_direct_push(w->dq, PFN_PHYS(i + 1), 0, i % EMBM_MAX_EVENTS,
-					      false);
+					      false, 0, 0);
 			local_irq_restore(flags);
 			if (ok)
 				break;
@@ -274,7 +340,7 @@ static void embm_direct_check_fn(const struct embm_direct_sample *ds, void *arg)
  */
 static void embm_direct_concurrent_test(struct kunit *test)
 {
-	struct embm_direct_writer w = { .dq = embm_direct_kunit_alloc(test, 64) };
+	struct embm_direct_writer w = { .dq = embm_direct_kunit_alloc(test, 64, false) };
 	struct embm_direct_check c = { };
 	struct task_struct *t;
 	u64 of_kind;
@@ -341,7 +407,7 @@ static int embm_direct_sleeper_fn(void *arg)
  */
 static void embm_direct_watermark_test(struct kunit *test)
 {
-	struct embm_direct *dq = embm_direct_kunit_alloc(test, 16);
+	struct embm_direct *dq = embm_direct_kunit_alloc(test, 16, false);
 	struct embm_direct_seen seen = { };
 	struct embm_direct_sleeper sl;
 	struct task_struct *t;
@@ -356,17 +422,17 @@ static void embm_direct_watermark_test(struct kunit *test)
 	wait_for_completion(&sl.asleep);
 	for (i = 0; i < 8; i++) {
 		/* Half full with no reader set: no wake. */
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0, false));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0, false, 0, 0));
 	}
 	irq_work_sync(&dq->wake);
 	KUNIT_EXPECT_EQ(test, 8U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
 	embm_direct_set_reader(dq, t);
 	for (i = 0; i < 7; i++)
-		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0, false));
+		KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(i + 1), 0, 0, false, 0, 0));
 	irq_work_sync(&dq->wake);
 	msleep(20);
 	KUNIT_EXPECT_FALSE(test, completion_done(&sl.woken));
-	KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(8), 0, 0, false));
+	KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(8), 0, 0, false, 0, 0));
 	KUNIT_EXPECT_NE(test, 0UL, wait_for_completion_timeout(&sl.woken, 10 * HZ));
 	irq_work_sync(&dq->wake);
 	embm_direct_set_reader(dq, NULL);
@@ -380,7 +446,7 @@ static void embm_direct_watermark_test(struct kunit *test)
  */
 static void embm_direct_user_test(struct kunit *test)
 {
-	struct embm_direct *dq = embm_direct_alloc(8, 0);
+	struct embm_direct *dq = embm_direct_alloc(8, 0, false);
 	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
 	struct perf_sample_data data = { };
 	struct embm_direct_seen seen = { };
@@ -407,6 +473,7 @@ static struct kunit_case embm_direct_test_cases[] = {
 	KUNIT_CASE(embm_direct_queue_test),
 	KUNIT_CASE(embm_direct_overflow_test),
 	KUNIT_CASE(embm_direct_not_in_task_test),
+	KUNIT_CASE(embm_direct_full_test),
 	KUNIT_CASE(embm_direct_concurrent_test),
 	KUNIT_CASE(embm_direct_watermark_test),
 	{}

@@ -17,7 +17,7 @@
  */
 static void embm_source_knob_test(struct kunit *test)
 {
-	const char *names[4];
+	const char *names[5];
 	const struct embm_source *src, *prev = NULL;
 	struct embm_config saved;
 	char *buf, *want;
@@ -26,8 +26,10 @@ static void embm_source_knob_test(struct kunit *test)
 	if (IS_ENABLED(CONFIG_CPU_SUP_INTEL))
 		names[nr++] = "pebs";
 	names[nr++] = "ibs";
-	if (IS_ENABLED(CONFIG_PERF_EVENTS_EMBM_EMU))
+	if (IS_ENABLED(CONFIG_PERF_EVENTS_EMBM_EMU)) {
 		names[nr++] = "emu";
+		names[nr++] = "emu-ring";
+	}
 	names[nr++] = "swfault";
 	for (i = 0; (src = embm_source_at(i)); i++) {
 		KUNIT_ASSERT_LT(test, i, nr);

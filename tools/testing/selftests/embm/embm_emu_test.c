@@ -263,22 +263,29 @@ static void buffers(struct _test_data_emu *self, char *out, size_t size, unsigne
 	}
 }
 
-/* The session's source, from /proc/embm/status. */
-static void expect_source_emu(struct __test_metadata *_metadata)
+/* The session's source, from /proc/embm/status: @want. */
+static void expect_source(struct __test_metadata *_metadata, const char *want)
 {
 	char src[64];
 
 	ASSERT_EQ(0, embm_status("source", src, sizeof(src)));
-	EXPECT_STREQ("emu", src);
+	EXPECT_STREQ(want, src);
+}
+
+/* The session's source is emu, the automatic choice here. */
+static void expect_source_emu(struct __test_metadata *_metadata)
+{
+	expect_source(_metadata, "emu");
 }
 
 /*
  * One mix: embm-run on embm-bench (2 processes of 2 threads, a buffer on
  * every node), then embm's shares against the oracle's counts of
- * embm-bench's tasks.
+ * embm-bench's tasks.  From source @src: "emu" (the automatic choice,
+ * direct samples) or "emu-ring" (the same samples as perf's records).
  */
-static void check_mix(struct _test_data_emu *self, struct __test_metadata *_metadata,
-		      const char *pattern, int passes)
+static void check_mix_of(struct _test_data_emu *self, struct __test_metadata *_metadata,
+			 const char *pattern, int passes, const char *src)
 {
 	struct emu_snapshot snap = { 0 };
 	struct truth t;
@@ -287,9 +294,10 @@ static void check_mix(struct _test_data_emu *self, struct __test_metadata *_meta
 	int n;
 
 	buffers(self, bufs, sizeof(bufs), 1024, -1);
+	ASSERT_EQ(0, embm_set_knob("source", strcmp(src, "emu") ? src : "auto"));
 	ASSERT_EQ(0, emu_run("embm-run -o %s -- embm-bench -p %s -t 2 -c 1 -r %d -j -o %s%s",
 			     RUN_OUT, pattern, passes, BENCH_JSON, bufs));
-	expect_source_emu(_metadata);
+	expect_source(_metadata, src);
 	n = emu_bench_pids(BENCH_JSON, pids, MAX_PIDS);
 	ASSERT_EQ(2, n);
 	ASSERT_EQ(0, emu_snapshot(&self->dev, &snap));
@@ -298,6 +306,12 @@ static void check_mix(struct _test_data_emu *self, struct __test_metadata *_meta
 	}
 	emu_snapshot_free(&snap);
 	compare_shares(_metadata, &t, pattern);
+}
+
+static void check_mix(struct _test_data_emu *self, struct __test_metadata *_metadata,
+		      const char *pattern, int passes)
+{
+	check_mix_of(self, _metadata, pattern, passes, "emu");
 }
 
 TEST_F(emu, shares_seq_read)
@@ -318,6 +332,12 @@ TEST_F(emu, shares_write)
 TEST_F(emu, shares_rmw)
 {
 	check_mix(self, _metadata, "rmw", 500);
+}
+
+/* Loads and stores as perf's records, the way PEBS and IBS samples come. */
+TEST_F(emu, shares_rmw_through_perf_ring)
+{
+	check_mix_of(self, _metadata, "rmw", 500, "emu-ring");
 }
 
 struct page_count {
@@ -404,7 +424,8 @@ TEST_F_TIMEOUT(emu, hot_pages_recall, 120)
  * first instruction, and on a CPU of another node that start-up showed as
  * local latency on that node (remote 576-582 cycles against 600).
  */
-TEST_F(emu, latency_per_tier)
+static void check_latency(struct _test_data_emu *self, struct __test_metadata *_metadata,
+			  const char *source)
 {
 	static struct embm_node rows[EMBM_MAX_NODES];
 	const struct embm_emu_header *h = self->dev.hdr;
@@ -413,9 +434,10 @@ TEST_F(emu, latency_per_tier)
 	int nr, i, src;
 
 	buffers(self, bufs, sizeof(bufs), 1024, -1);
+	ASSERT_EQ(0, embm_set_knob("source", strcmp(source, "emu") ? source : "auto"));
 	ASSERT_EQ(0, emu_run("taskset -c 0 embm-run -o %s -- embm-bench -p seq-read -r 300%s",
 			     RUN_OUT, bufs));
-	expect_source_emu(_metadata);
+	expect_source(_metadata, source);
 	nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
 	ASSERT_GT(nr, 0);
 	for (i = 0; i < nr; i++) {
@@ -439,6 +461,17 @@ TEST_F(emu, latency_per_tier)
 		EXPECT_GE(rows[i].lat_samples, 30);
 		EXPECT_LE(fabs(got - model), 0.05 * model);
 	}
+}
+
+TEST_F(emu, latency_per_tier)
+{
+	check_latency(self, _metadata, "emu");
+}
+
+/* The latencies as perf's records carry them (WEIGHT_STRUCT), as PEBS's. */
+TEST_F(emu, latency_per_tier_through_perf_ring)
+{
+	check_latency(self, _metadata, "emu-ring");
 }
 
 /*
