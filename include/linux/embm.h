@@ -185,6 +185,9 @@ struct embm_source_args {
  *		  (from a drain, as the emulated PMU's): its @direct events
  *		  may be of its PMU, and their queues keep each sample's
  *		  data source and weight too.
+ * @forced_only:  the automatic choice skips it: it is taken only when the
+ *		  source knob names it (another way to the samples of a
+ *		  source that ranks before it).
  *
  * A source that cannot work here fails @setup, or its events fail to be
  * created; the automatic choice then moves to the next source.  Sources
@@ -209,6 +212,7 @@ struct embm_source {
 	const char *blind;
 	bool (*pmu_ok)(u32 type);
 	bool direct_irq;
+	bool forced_only;
 };
 
 int __init embm_register_source(const struct embm_source *src);

@@ -41,6 +41,7 @@ static void embm_reset_source(struct embm_sampler *s, const struct embm_source *
 static int embm_check_desc(struct embm_sampler *s, int d, const char **why)
 {
 	const struct embm_event_desc *desc = &s->descs[d];
+	bool pmu_direct = s->src->direct_irq && desc->attr.type >= PERF_TYPE_MAX;
 
 	/* A leader counts, and leads one sampling kind. */
 	if (WARN_ON_ONCE(desc->lead && (desc->attr.sample_type || desc[1].lead))) {
@@ -59,8 +60,7 @@ static int embm_check_desc(struct embm_sampler *s, int d, const char **why)
 	 * samples disclose physical addresses.
 	 */
 	if (WARN_ON_ONCE(desc->direct && (desc->lead ||
-					  (desc->attr.type != PERF_TYPE_SOFTWARE &&
-					   !s->src->direct_irq) ||
+					  (desc->attr.type != PERF_TYPE_SOFTWARE && !pmu_direct) ||
 					  !(desc->attr.sample_type & PERF_SAMPLE_PHYS_ADDR)))) {
 		*why = "its descriptors are malformed";
 		return -EINVAL;
@@ -94,7 +94,7 @@ static int embm_setup_descs(struct embm_sampler *s, const char **why)
 		if (err)
 			return err;
 		s->direct |= s->descs[d].direct;
-		s->direct_full |= s->descs[d].direct && s->descs[d].attr.type != PERF_TYPE_SOFTWARE;
+		s->direct_full |= s->descs[d].direct && s->src->direct_irq;
 		s->records |= !s->descs[d].direct && !s->descs[d].lead;
 		s->status.kind[d].name = s->descs[d].name;
 		s->status.kind[d].lead = s->descs[d].lead;
@@ -224,8 +224,10 @@ int embm_choose_source(struct embm_sampler *s)
 		return err;
 	}
 	for (i = 0; (src = embm_source_at(i)); i++) {
+		if (src->forced_only)
+			continue;
 		err = embm_try_source(s, src, &reason);
-		len += scnprintf(why + len, room - len, "%s%s: %s", i ? "; " : "auto: ",
+		len += scnprintf(why + len, room - len, "%s%s: %s", len ? "; " : "auto: ",
 				 src->name, reason);
 		if (!err)
 			return 0;

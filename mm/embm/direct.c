@@ -13,7 +13,7 @@
  * A full queue (embm_direct_alloc(.., true)) is for a PMU whose sample data
  * carries the physical address, data source and weight (the emulated
  * PMU): each entry keeps those too, 24 bytes instead of perf's record of
- * some 90.
+ * 80.
  *
  * One queue per CPU, written only by the events bound to that CPU, with
  * IRQs off (perf_swevent_event() calls the handler so, and only for an
@@ -71,10 +71,11 @@ struct embm_direct_ctx {
  * @wake:	wakes @reader from the writer's context.
  * @ctx:	the handler's context for each kind.
  * @rcu:	frees the queue after a grace period, as perf frees events.
- * @ent:	physical page address | mapping order | user | kind; 0 | kind
- *		for no address; or a period or task mark (below).  In a full
- *		queue, each followed by the sample's data source and weight
- *		(0 for a mark).
+ * @ent:	@words u64 an entry: physical page address | mapping order |
+ *		user | kind; 0 | kind for no address; or a period or task
+ *		mark (below).  In a full queue, each followed by the sample's
+ *		data source and weight (0 for a mark).  An allocation of its
+ *		own, a power of two bytes: kvmalloc() charges no more.
  */
 struct embm_direct {
 	u64 head;
@@ -92,7 +93,7 @@ struct embm_direct {
 	struct irq_work wake;
 	struct embm_direct_ctx ctx[EMBM_MAX_EVENTS];
 	struct rcu_head rcu;
-	u64 ent[];
+	u64 *ent;
 };
 
 /*
@@ -114,7 +115,6 @@ static_assert(EMBM_DIRECT_KIND + 1 >= EMBM_MAX_EVENTS);
 static_assert(EMBM_DIRECT_TASK < PAGE_SIZE);
 static_assert(PID_MAX_LIMIT <= 1 << EMBM_DIRECT_PID_BITS);
 static_assert(2 * EMBM_DIRECT_PID_BITS + PAGE_SHIFT <= 64);
-#define EMBM_DIRECT_FULL_WORDS	3
 
 /* Hard IRQ context (irq_work): wake the reader, if it may be woken. */
 static void embm_direct_wake(struct irq_work *work)
@@ -145,12 +145,16 @@ struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu, bool ful
 	unsigned int words = full ? EMBM_DIRECT_FULL_WORDS : 1;
 	struct embm_direct *dq;
 
-	/* Entries are written before they are read: only the header is zeroed. */
-	dq = kvmalloc_node(struct_size(dq, ent, (size_t)n * words), GFP_KERNEL_ACCOUNT,
-			   cpu_to_node(cpu));
+	dq = kzalloc_node(sizeof(*dq), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 	if (!dq)
 		return NULL;
-	memset(dq, 0, sizeof(*dq));
+	/* Entries are written before they are read: not zeroed. */
+	dq->ent = kvmalloc_node(array3_size(n, words, sizeof(u64)), GFP_KERNEL_ACCOUNT,
+				cpu_to_node(cpu));
+	if (!dq->ent) {
+		kfree(dq);
+		return NULL;
+	}
 	dq->mask = n - 1;
 	dq->words = words;
 	/*
@@ -175,7 +179,7 @@ struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu, bool ful
  */
 size_t embm_direct_bytes(const struct embm_direct *dq)
 {
-	return struct_size(dq, ent, (size_t)(dq->mask + 1) * dq->words);
+	return sizeof(*dq) + (size_t)(dq->mask + 1) * dq->words * sizeof(u64);
 }
 
 /**
@@ -191,15 +195,24 @@ void embm_direct_set_reader(struct embm_direct *dq, struct task_struct *reader)
 	WRITE_ONCE(dq->reader, reader);
 }
 
+/* After the grace period: softirq context (vfree() defers what it must). */
+static void embm_direct_free_rcu(struct rcu_head *rcu)
+{
+	struct embm_direct *dq = container_of(rcu, struct embm_direct, rcu);
+
+	kvfree(dq->ent);
+	kfree(dq);
+}
+
 /**
  * embm_direct_free() - free a queue once its events are released
  * @dq: the queue, or NULL
  *
  * perf_event_release_kernel() returns once no handler of the event or of
- * its children runs, nor can run again (perf_swevent_event() calls it
- * with IRQs off, which holds off the removal from the context).  A wake
- * they queued is waited for.  The queue is still freed after an RCU grace
- * period, as perf frees the events.
+ * its children runs, nor can run again (perf_swevent_event() and a PMU
+ * driver's drain call it with IRQs off, which holds off the removal from
+ * the context).  A wake they queued is waited for.  The queue is still
+ * freed after an RCU grace period, as perf frees the events.
  *
  * Context: process.
  */
@@ -208,7 +221,7 @@ void embm_direct_free(struct embm_direct *dq)
 	if (!dq)
 		return;
 	irq_work_sync(&dq->wake);
-	kvfree_rcu(dq, rcu);
+	call_rcu(&dq->rcu, embm_direct_free_rcu);
 }
 
 /**
@@ -366,9 +379,7 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 	struct perf_event *ev;
 	/* perf_sample_data_init() sets addr only when it is not 0. */
 	u64 virt = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0;
-	u64 phys, size;
-
-	u64 data_src = 0;
+	u64 phys, size, data_src = 0;
 	u32 weight = 0;
 
 	lockdep_assert_irqs_disabled();

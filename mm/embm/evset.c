@@ -31,6 +31,7 @@
 #include "sampler-internal.h"
 
 #define EMBM_QUEUE_RING_PAGES	64	/* a direct queue at most as for a ring of so many */
+#define EMBM_QUEUE_BURST	1024	/* a full queue takes at least 4 drains of embm_emu */
 
 /*
  * The sampler, for the CPU hotplug callbacks: they only mark CPUs and wake
@@ -74,9 +75,10 @@ static int embm_cpu_reserve(struct embm_sampler *s, struct embm_cpu *c,
  * exited (its last thread's exit wakes its own events: ksamplingd ends
  * the session now, not at its next round, up to EMBM_WAKE_MAX_US away),
  * and once the session runs (before, it has not started, and the start
- * wakes it).  Context:
- * the wakeup's, an irq_work (hard IRQ), or a process; with the wait
- * queue's lock held, IRQs off: does not sleep.
+ * wakes it).
+ *
+ * Context: the wakeup's, an irq_work (hard IRQ), or a process; with the
+ * wait queue's lock held, IRQs off: does not sleep.
  */
 static int embm_ring_woken(struct wait_queue_entry *wq, unsigned int mode, int sync, void *key)
 {
@@ -278,18 +280,23 @@ static int embm_cpu_buffers(struct embm_sampler *s, struct embm_cpu *c, int cpu)
 
 	if (s->direct && !c->dq) {
 		/*
-		 * Half the ring's memory: four times the samples it holds
-		 * records of page faults (64 bytes), about twice those of a
-		 * PMU (some 90 bytes, a full queue's entry 24).  A second
+		 * Half the ring's memory for page faults: four times the
+		 * samples it holds records of them (64 bytes), a second
 		 * thread faulting on the CPU while ksamplingd waits for it
-		 * filled a queue of as many.  Not past the default ring's size
-		 * (128 KiB a CPU): the queue is kernel memory, not charged to
-		 * the mlock limit as the ring is.
+		 * filled a queue of as many.  For a PMU's (full entries of
+		 * 24 bytes), one sample for each 64 bytes of the ring (its
+		 * records take 80), three eighths of its memory, and at
+		 * least EMBM_QUEUE_BURST: its driver's drains bring samples
+		 * in bursts, with IRQs off, which ksamplingd cannot drain
+		 * in between.  Not past a ring of EMBM_QUEUE_RING_PAGES
+		 * (128 and 96 KiB a CPU): the queue is kernel memory, not
+		 * charged to the mlock limit as the ring is.
 		 */
-		c->dq = embm_direct_alloc(min_t(u64, s->cfg.ring_pages, EMBM_QUEUE_RING_PAGES) *
-					  (PAGE_SIZE / (2 * sizeof(u64) *
-							(s->direct_full ? 3 : 1))),
-					  cpu, s->direct_full);
+		u64 ring = min_t(u64, s->cfg.ring_pages, EMBM_QUEUE_RING_PAGES) * PAGE_SIZE;
+
+		c->dq = s->direct_full ?
+			embm_direct_alloc(max_t(u64, ring / 64, EMBM_QUEUE_BURST), cpu, true) :
+			embm_direct_alloc(ring / (2 * sizeof(u64)), cpu, false);
 		if (!c->dq)
 			return -ENOMEM;
 		s->queue_bytes += embm_direct_bytes(c->dq);

@@ -40,12 +40,13 @@
  * overflow handler of each sample with IRQs off, never in NMI, and the
  * sample data holds all embm keeps (physical address, data source,
  * latency), so embm's handler queues those 24 bytes where perf would
- * prepare and write a record of some 90: a sample costs the sampled CPU
+ * prepare and write a record of 80: a sample costs the sampled CPU
  * and ksamplingd less.  perf's own users of the PMU get records as
  * usual.  The source "emu-ring" takes the same samples as records in
  * perf's ring buffers, as PEBS and IBS give theirs: the path those take,
  * run end to end in a guest, and what the direct one saves, measured
- * (scripts/embm bench).  The automatic choice takes "emu".
+ * (scripts/embm bench).  The automatic choice never takes "emu-ring":
+ * only the source knob does.
  */
 
 #include <linux/embm.h>
@@ -206,6 +207,7 @@ static const struct embm_source embm_src_emu = {
 static const struct embm_source embm_src_emu_ring = {
 	.name		= "emu-ring",
 	.rank		= 31,	/* after emu: the same samples, the slower way */
+	.forced_only	= true,	/* auto takes emu, or fails both alike */
 	.period		= EMBM_EMU_LOAD_PERIOD,
 	.store_period	= EMBM_EMU_STORE_PERIOD,
 	.min_period	= EMBM_EMU_MIN_PERIOD,

@@ -68,6 +68,17 @@ static void embm_emu_source_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 2, embm_emu_src_setup(&args, d, &why));
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_CFG_LOAD, d[0].attr.config);
 	KUNIT_EXPECT_EQ(test, EMBM_EMU_CFG_STORE, d[1].attr.config);
+
+	/*
+	 * emu-ring: the same events as perf's records, the automatic choice
+	 * never taking it; emu the direct ones, from the driver's drain.
+	 */
+	KUNIT_ASSERT_EQ(test, 2, embm_emu_ring_setup(&args, d, &why));
+	KUNIT_EXPECT_FALSE(test, d[0].direct || d[1].direct);
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_CFG_LOAD, d[0].attr.config);
+	KUNIT_EXPECT_EQ(test, EMBM_EMU_CFG_STORE, d[1].attr.config);
+	KUNIT_EXPECT_TRUE(test, embm_src_emu_ring.forced_only && !embm_src_emu_ring.direct_irq);
+	KUNIT_EXPECT_TRUE(test, !embm_src_emu.forced_only && embm_src_emu.direct_irq);
 	kunit_deactivate_static_stub(test, embm_emu_src_features);
 	kunit_deactivate_static_stub(test, embm_emu_src_type);
 }

@@ -65,7 +65,7 @@ static void embm_direct_queue_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, dq);
 	KUNIT_EXPECT_EQ(test, 3U, dq->mask);	/* 3 rounded up to 4 */
-	KUNIT_EXPECT_EQ(test, struct_size(dq, ent, 4), embm_direct_bytes(dq));
+	KUNIT_EXPECT_EQ(test, sizeof(*dq) + 4 * sizeof(u64), embm_direct_bytes(dq));
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < 4; i++)
 			KUNIT_EXPECT_TRUE(test, embm_direct_push(dq, PFN_PHYS(10 + i) + 123,
@@ -239,40 +239,48 @@ static void embm_direct_not_in_task_test(struct kunit *test)
  * A full queue takes a PMU's samples from a hard IRQ (a driver's drain):
  * each with the physical address the PMU gave, not the page table's (the
  * virtual address here maps nothing), as one access (order 0), with its
- * data source and weight and the period; around the queue's end, with
- * the entries three words each.
+ * data source and weight and the period; three queued before each read,
+ * around the queue's end, so that entries of three words each are kept
+ * apart.
  */
 static void embm_direct_full_test(struct kunit *test)
 {
-	struct embm_direct *dq = embm_direct_kunit_alloc(test, 4, true);
+	struct embm_direct *dq = embm_direct_kunit_alloc(test, 8, true);
 	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
 	struct perf_sample_data data = { };
 	struct embm_direct_seen seen = { };
 	bool in_task = true;
-	unsigned int i;
+	unsigned int i, j, k;
 	u64 of_kind;
 
 	KUNIT_ASSERT_NOT_NULL(test, dq);
 	KUNIT_ASSERT_NOT_NULL(test, event);
-	KUNIT_EXPECT_EQ(test, struct_size(dq, ent, 4 * 3), embm_direct_bytes(dq));
+	KUNIT_EXPECT_EQ(test, sizeof(*dq) + 8 * 3 * sizeof(u64), embm_direct_bytes(dq));
 	event->overflow_handler_context = embm_direct_context(dq, 1);
-	for (i = 0; i < 6; i++) {
-		perf_sample_data_init(&data, 0x7f0000000000ULL + PFN_PHYS(i) + 8, 97 + i / 3);
-		data.phys_addr = PFN_PHYS(1000 + i) + 0x234;
-		data.data_src.val = 0x123456789aULL + i;
-		data.weight.full = 0xdead00000000ULL | (300 + i);
-		data.sample_flags |= PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_SRC |
-				     PERF_SAMPLE_WEIGHT_STRUCT;
-		KUNIT_ASSERT_TRUE(test, embm_direct_kunit_hardirq(event, &data, &in_task));
-		KUNIT_EXPECT_FALSE(test, in_task);
+	for (i = 0; i < 5; i++) {
+		for (j = 0; j < 3; j++) {
+			k = 3 * i + j;
+			perf_sample_data_init(&data, 0x7f0000000000ULL + PFN_PHYS(k) + 8,
+					      97 + i / 2);
+			data.phys_addr = PFN_PHYS(1000 + k) + 0x234;
+			data.data_src.val = 0x123456789aULL + k;
+			data.weight.full = 0xdead00000000ULL | (300 + k);
+			data.sample_flags |= PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_SRC |
+					     PERF_SAMPLE_WEIGHT_STRUCT;
+			KUNIT_ASSERT_TRUE(test, embm_direct_kunit_hardirq(event, &data, &in_task));
+			KUNIT_EXPECT_FALSE(test, in_task);
+		}
 		seen.n = 0;
-		KUNIT_ASSERT_EQ(test, 1U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
-		KUNIT_EXPECT_EQ(test, PFN_PHYS(1000 + i), seen.phys[0]);
-		KUNIT_EXPECT_EQ(test, 0U, seen.order[0]);
-		KUNIT_EXPECT_EQ(test, 1, seen.kind[0]);
-		KUNIT_EXPECT_EQ(test, 97ULL + i / 3, seen.period[0]);
-		KUNIT_EXPECT_EQ(test, 0x123456789aULL + i, seen.data_src[0]);
-		KUNIT_EXPECT_EQ(test, 300U + i, seen.weight[0]);
+		KUNIT_ASSERT_EQ(test, 3U, embm_direct_read(dq, embm_direct_seen_fn, &seen));
+		for (j = 0; j < 3; j++) {
+			k = 3 * i + j;
+			KUNIT_EXPECT_EQ(test, PFN_PHYS(1000 + k), seen.phys[j]);
+			KUNIT_EXPECT_EQ(test, 0U, seen.order[j]);
+			KUNIT_EXPECT_EQ(test, 1, seen.kind[j]);
+			KUNIT_EXPECT_EQ(test, 97ULL + i / 2, seen.period[j]);
+			KUNIT_EXPECT_EQ(test, 0x123456789aULL + k, seen.data_src[j]);
+			KUNIT_EXPECT_EQ(test, 300U + k, seen.weight[j]);
+		}
 	}
 	KUNIT_EXPECT_EQ(test, 0ULL, embm_direct_kunit_lost(dq, 1, &of_kind));
 	/* A plain queue's samples say no data source or weight. */

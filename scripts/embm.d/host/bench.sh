@@ -32,25 +32,30 @@ passes of --emu-passes, pinned, its own clock: at the end of the first
 boot with no plugin ("none"), and in a second boot with the plugin, each
 round (the order turning) with the plugin idle, counting exactly
 (embm-oracle on), and per period pair L/S (loads/stores; the emu
-source's own, 10007/5003, always) under embm-run -S emu and under perf
-record of embm_emu's load and store events at the same periods (-d
---phys-data -W).  Prints each mode's time (min, median, max), its ratio
-to no plugin and to the plugin idle, per round (min, median, max), and
-embm's against perf's added time; then the goals: the plugin idle at
+source's own, 10007/5003, always) under embm-run -S emu (direct
+samples), under embm-run -S emu-ring (the same samples as perf's
+records, the path PEBS and IBS take) and under perf record of
+embm_emu's load and store events at the same periods (-d --phys-data
+-W).  Prints each mode's time (min, median, max), its ratio to no plugin
+and to the plugin idle, per round (min, median, max), embm's against
+perf's added time, and emu's against emu-ring's (what the direct samples
+save); then the goals: the plugin idle at
 most 1.1x no plugin, sampling at the default periods at most 1.5x
 (reported, met or not); embm against perf record on the samples alone
 (each over its own run at 1000000007, sampling on and no sample taken),
 and the CPU each spends a sample (ksamplingd's; perf's and the
 workload's less the workload's own), per round, and their goals (at
-most 0.5x and 0.3x in every round).
+most 0.5x and 0.3x in every round; the first judged only where perf's
+samples add a tenth to its run, else it is the host's noise).
 In the same boot, first: embm at its default CPU budget on embm-bench -p
 rmw over 4 MiB a node (1000 passes), from the emu source's default
 periods and from its least (256), with the oracle counting the
 workload: ksamplingd's CPU against the budget, the period's moves and
 reversals (a status read every 200 ms, plotted in adapt.png), each
 node's share against the oracle's; then the loss sweep: periods 65536
-down to 1 (embm from 256, its least; budget off) under embm and perf
-record on 1 MiB, 10 passes: the sample rate, samples lost and throttle
+down to 1 (embm from 256, its least; budget off) under embm (emu and
+emu-ring) and perf record on 1 MiB, 10 passes: the sample rate, samples
+lost and throttle
 records of each, the highest rate with neither, and the goal of no loss
 up to twice perf record's lossless rate.
 Writes the tables, the raw runs and plots (gnuplot: bench.png, page
