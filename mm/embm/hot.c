@@ -6,9 +6,16 @@
  * a page not in the table takes over the smallest counter and inherits its
  * count as its error.  Each sample adds its weight, the accesses it stands
  * for.  Any page with more than total/capacity of the weight is in the
- * table, and each count overestimates by at most its error.  The counters
- * form a min-heap (the victim is at the root) and a hash table finds a
- * page's counter: O(log capacity) a sample, no allocation after setup.
+ * table, and each count overestimates by at most its error.  A hash table
+ * finds a page's counter, and the counters form a min-heap whose root is
+ * the victim: keyed lazily, by each counter's count when it last moved in
+ * the heap (a key never above its count, as counts only grow).  A sample
+ * on a page in the table adds to its count alone, in O(1); a new page
+ * takes the root once the root's key is its count, the least count of
+ * all (a root whose count grew since is moved down first, with its count
+ * as its key).  So a counter moves in the heap about once for each time
+ * it comes to the root, not at every sample: O(log capacity) for a new
+ * page, O(1) amortised for a hot one; no allocation after setup.
  * Entries stay in their slots; the heap holds their indices.
  *
  * Not locked: one writer (ksamplingd), readers hold embm_stats.lock.
@@ -23,9 +30,13 @@
 
 #define EMBM_HOT_NONE	U32_MAX
 
-/* A counter: its page, where it sits in the heap, the next in its chain. */
+/*
+ * A counter: its page, its key in the heap (its count when it last moved
+ * there), where it sits in the heap, the next in its chain.
+ */
 struct embm_hot_entry {
 	struct embm_hot_page page;
+	u64 key;
 	u32 pos;
 	u32 next;
 };
@@ -99,9 +110,10 @@ void embm_hot_free(struct embm_hot *hot)
 	kfree(hot);
 }
 
-static u64 hot_count(const struct embm_hot *hot, unsigned int pos)
+/* The heap's key at @pos. */
+static u64 hot_key(const struct embm_hot *hot, unsigned int pos)
 {
-	return hot->entry[hot->heap[pos]].page.count;
+	return hot->entry[hot->heap[pos]].key;
 }
 
 static void hot_swap(struct embm_hot *hot, unsigned int a, unsigned int b)
@@ -116,9 +128,9 @@ static void hot_sift_down(struct embm_hot *hot, unsigned int i)
 	for (;;) {
 		unsigned int l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < hot->used && hot_count(hot, l) < hot_count(hot, m))
+		if (l < hot->used && hot_key(hot, l) < hot_key(hot, m))
 			m = l;
-		if (r < hot->used && hot_count(hot, r) < hot_count(hot, m))
+		if (r < hot->used && hot_key(hot, r) < hot_key(hot, m))
 			m = r;
 		if (m == i)
 			return;
@@ -153,9 +165,9 @@ void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight)
 
 	for (e = *chain; e != EMBM_HOT_NONE; e = hot->entry[e].next) {
 		if (hot->entry[e].page.pfn == pfn) {
+			/* Its key stays: it moves when it comes to the root. */
 			hot->entry[e].page.count += weight;
 			hot->entry[e].page.samples++;
-			hot_sift_down(hot, hot->entry[e].pos);
 			return;
 		}
 	}
@@ -168,24 +180,34 @@ void embm_hot_add(struct embm_hot *hot, u64 pfn, u64 weight)
 
 		e = i;
 		hot->entry[e] = (struct embm_hot_entry){
-			.page = { .pfn = pfn, .count = weight, .samples = 1 }, .pos = i,
-			.next = *chain,
+			.page = { .pfn = pfn, .count = weight, .samples = 1 }, .key = weight,
+			.pos = i, .next = *chain,
 		};
 		*chain = e;
 		hot->heap[i] = e;
-		while (i && hot_count(hot, (i - 1) / 2) > hot_count(hot, i)) {
+		while (i && hot_key(hot, (i - 1) / 2) > hot_key(hot, i)) {
 			hot_swap(hot, i, (i - 1) / 2);
 			i = (i - 1) / 2;
 		}
 		return;
 	}
 
-	/* Take over the smallest counter, at the root. */
-	e = hot->heap[0];
-	ent = &hot->entry[e];
+	/*
+	 * Take over the smallest counter: the root, once its key is its
+	 * count (every key is at most its count, and the root's the least).
+	 */
+	for (;;) {
+		e = hot->heap[0];
+		ent = &hot->entry[e];
+		if (ent->key == ent->page.count)
+			break;
+		ent->key = ent->page.count;
+		hot_sift_down(hot, 0);
+	}
 	hot_unlink(hot, e);
 	ent->page.error = ent->page.count;
 	ent->page.count += weight;
+	ent->key = ent->page.count;
 	ent->page.samples = 1;
 	ent->page.pfn = pfn;
 	ent->next = *chain;

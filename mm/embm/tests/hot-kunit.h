@@ -59,8 +59,59 @@ static void embm_hot_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, embm_hot_alloc(0));
 }
 
+/*
+ * The lazy keys on a random stream of random weights: a new page always
+ * takes over a counter of the least count (its error is that count),
+ * and after every sample the keys form a min-heap, none above its count,
+ * each counter where the heap says.
+ */
+static void embm_hot_lazy_test(struct kunit *test)
+{
+	const unsigned int k = 16;
+	struct embm_hot *hot = embm_hot_alloc(k);
+	unsigned int i, j, bad_heap = 0, bad_victim = 0, taken = 0;
+	u64 x = 12345, pfn, weight, least;
+	bool kept, full;
+
+	KUNIT_ASSERT_NOT_NULL(test, hot);
+	for (i = 0; i < 20000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* Pages 0-7 often, 8-199 seldom; weights 1 to 1000. */
+		pfn = (x >> 33) % 4 ? (x >> 40) % 8 : 8 + (x >> 40) % 192;
+		weight = 1 + (x >> 20) % 1000;
+		least = U64_MAX;
+		kept = false;
+		full = hot->used == k;
+		for (j = 0; j < hot->used; j++) {
+			least = min(least, hot->entry[j].page.count);
+			kept |= hot->entry[j].page.pfn == pfn;
+		}
+		embm_hot_add(hot, pfn, weight);
+		if (!kept && full) {
+			taken++;
+			for (j = 0; j < k; j++)
+				if (hot->entry[j].page.pfn == pfn && hot->entry[j].page.error != least)
+					bad_victim++;
+		}
+		for (j = 0; j < hot->used; j++) {
+			const struct embm_hot_entry *e = &hot->entry[hot->heap[j]];
+
+			if (e->key > e->page.count || e->pos != j ||
+			    (j && hot_key(hot, (j - 1) / 2) > e->key))
+				bad_heap++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, k, hot->used);
+	/* The stream made the table take over counters, often. */
+	KUNIT_EXPECT_LT(test, 1000U, taken);
+	KUNIT_EXPECT_EQ(test, 0U, bad_victim);
+	KUNIT_EXPECT_EQ(test, 0U, bad_heap);
+	embm_hot_free(hot);
+}
+
 static struct kunit_case embm_hot_test_cases[] = {
 	KUNIT_CASE(embm_hot_test),
+	KUNIT_CASE(embm_hot_lazy_test),
 	{}
 };
 
