@@ -89,9 +89,12 @@ static void embm_hot_lazy_test(struct kunit *test)
 		embm_hot_add(hot, pfn, weight);
 		if (!kept && full) {
 			taken++;
-			for (j = 0; j < k; j++)
-				if (hot->entry[j].page.pfn == pfn && hot->entry[j].page.error != least)
+			for (j = 0; j < k; j++) {
+				const struct embm_hot_page *p = &hot->entry[j].page;
+
+				if (p->pfn == pfn && p->error != least)
 					bad_victim++;
+			}
 		}
 		for (j = 0; j < hot->used; j++) {
 			const struct embm_hot_entry *e = &hot->entry[hot->heap[j]];
