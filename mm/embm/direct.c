@@ -12,7 +12,7 @@
  *
  * A full queue (embm_direct_alloc(.., true)) is for a PMU whose sample data
  * carries the physical address, data source and weight (the emulated
- * PMU): each entry keeps those too, 24 bytes instead of perf's record of
+ * PMU): each entry keeps those too, 20 bytes instead of perf's record of
  * 80.
  *
  * One queue per CPU, written only by the events bound to that CPU, with
@@ -65,17 +65,19 @@ struct embm_direct_ctx {
  * @rd_task:	the task of the samples as last read.
  * @lost_elsewhere: samples dropped because they were not taken in a task.
  * @mask:	entries - 1, a power of two - 1.
- * @words:	u64 words an entry takes: 1, or EMBM_DIRECT_FULL_WORDS in a
- *		full queue (the entry, its data source and weight).
  * @reader:	woken when the queue fills to half; NULL: nobody.
  * @wake:	wakes @reader from the writer's context.
  * @ctx:	the handler's context for each kind.
  * @rcu:	frees the queue after a grace period, as perf frees events.
- * @ent:	@words u64 an entry: physical page address | mapping order |
- *		user | kind; 0 | kind for no address; or a period or task
- *		mark (below).  In a full queue, each followed by the sample's
- *		data source and weight (0 for a mark).  An allocation of its
- *		own, a power of two bytes: kvmalloc() charges no more.
+ * @ent:	the entries: physical page address | mapping order | user |
+ *		kind; 0 | kind for no address; or a period or task mark
+ *		(below).
+ * @src:	a full queue's: each entry's data source (0 for a mark);
+ *		NULL in a plain queue.
+ * @weight:	a full queue's: each entry's weight (0 for a mark).
+ *
+ * Each array is an allocation of its own, a power of two bytes, which
+ * kvmalloc() charges no more than its size.
  */
 struct embm_direct {
 	u64 head;
@@ -88,12 +90,13 @@ struct embm_direct {
 	u64 rd_task;
 	atomic64_t lost_elsewhere[EMBM_MAX_EVENTS];
 	unsigned int mask;
-	unsigned int words;
 	struct task_struct *reader;
 	struct irq_work wake;
 	struct embm_direct_ctx ctx[EMBM_MAX_EVENTS];
 	struct rcu_head rcu;
 	u64 *ent;
+	u64 *src;
+	u32 *weight;
 };
 
 /*
@@ -126,6 +129,21 @@ static void embm_direct_wake(struct irq_work *work)
 		wake_up_process(reader);
 }
 
+/* Free @dq and its arrays.  Process or softirq (vfree() defers what it must). */
+static void embm_direct_free_now(struct embm_direct *dq)
+{
+	kvfree(dq->ent);
+	kvfree(dq->src);
+	kvfree(dq->weight);
+	kfree(dq);
+}
+
+/* After the grace period: softirq context. */
+static void embm_direct_free_rcu(struct rcu_head *rcu)
+{
+	embm_direct_free_now(container_of(rcu, struct embm_direct, rcu));
+}
+
 /**
  * embm_direct_alloc() - a queue of at least @nr_entries samples
  * @nr_entries: rounded up to a power of two; at least 2
@@ -142,21 +160,24 @@ static void embm_direct_wake(struct irq_work *work)
 struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu, bool full)
 {
 	unsigned int n = roundup_pow_of_two(max(nr_entries, 2U)), k;
-	unsigned int words = full ? EMBM_DIRECT_FULL_WORDS : 1;
+	int node = cpu_to_node(cpu);
 	struct embm_direct *dq;
 
-	dq = kzalloc_node(sizeof(*dq), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
+	dq = kzalloc_node(sizeof(*dq), GFP_KERNEL_ACCOUNT, node);
 	if (!dq)
 		return NULL;
 	/* Entries are written before they are read: not zeroed. */
-	dq->ent = kvmalloc_node(array3_size(n, words, sizeof(u64)), GFP_KERNEL_ACCOUNT,
-				cpu_to_node(cpu));
-	if (!dq->ent) {
-		kfree(dq);
+	dq->ent = kvmalloc_node(array_size(n, sizeof(*dq->ent)), GFP_KERNEL_ACCOUNT, node);
+	if (full) {
+		dq->src = kvmalloc_node(array_size(n, sizeof(*dq->src)), GFP_KERNEL_ACCOUNT, node);
+		dq->weight = kvmalloc_node(array_size(n, sizeof(*dq->weight)), GFP_KERNEL_ACCOUNT,
+					   node);
+	}
+	if (!dq->ent || (full && (!dq->src || !dq->weight))) {
+		embm_direct_free_now(dq);
 		return NULL;
 	}
 	dq->mask = n - 1;
-	dq->words = words;
 	/*
 	 * A hard irq_work, as perf's own wakeups: on PREEMPT_RT a lazy one
 	 * waits for its CPU's irq_work thread, parked when the CPU goes
@@ -179,7 +200,9 @@ struct embm_direct *embm_direct_alloc(unsigned int nr_entries, int cpu, bool ful
  */
 size_t embm_direct_bytes(const struct embm_direct *dq)
 {
-	return sizeof(*dq) + (size_t)(dq->mask + 1) * dq->words * sizeof(u64);
+	size_t entry = sizeof(*dq->ent) + (dq->src ? sizeof(*dq->src) + sizeof(*dq->weight) : 0);
+
+	return sizeof(*dq) + (size_t)(dq->mask + 1) * entry;
 }
 
 /**
@@ -195,14 +218,6 @@ void embm_direct_set_reader(struct embm_direct *dq, struct task_struct *reader)
 	WRITE_ONCE(dq->reader, reader);
 }
 
-/* After the grace period: softirq context (vfree() defers what it must). */
-static void embm_direct_free_rcu(struct rcu_head *rcu)
-{
-	struct embm_direct *dq = container_of(rcu, struct embm_direct, rcu);
-
-	kvfree(dq->ent);
-	kfree(dq);
-}
 
 /**
  * embm_direct_free() - free a queue once its events are released
@@ -248,7 +263,8 @@ void *embm_direct_context(struct embm_direct *dq, int kind)
  */
 static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind, u64 data_src, u32 weight)
 {
-	u64 head = dq->head, used, *ent;
+	u64 head = dq->head, used;
+	unsigned int i = head & dq->mask;
 
 	/* Acquire: the reader is done with the entry before we reuse it. */
 	used = head - smp_load_acquire(&dq->tail);
@@ -256,11 +272,10 @@ static bool embm_direct_put(struct embm_direct *dq, u64 e, int kind, u64 data_sr
 		WRITE_ONCE(dq->lost[kind], dq->lost[kind] + 1);
 		return false;
 	}
-	ent = &dq->ent[(head & dq->mask) * dq->words];
-	ent[0] = e;
-	if (dq->words > 1) {
-		ent[1] = data_src;
-		ent[2] = weight;
+	dq->ent[i] = e;
+	if (dq->src) {
+		dq->src[i] = data_src;
+		dq->weight[i] = weight;
 	}
 	/* Release: the entry is written before the reader sees it. */
 	smp_store_release(&dq->head, head + 1);
@@ -383,7 +398,7 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 	u32 weight = 0;
 
 	lockdep_assert_irqs_disabled();
-	if (unlikely(dq->words > 1 ? in_nmi() : !in_task())) {
+	if (unlikely(dq->src ? in_nmi() : !in_task())) {
 		atomic64_inc(&dq->lost_elsewhere[ctx->kind]);
 		return;
 	}
@@ -437,14 +452,14 @@ void embm_direct_overflow(struct perf_event *event, struct perf_sample_data *dat
 unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *arg)
 {
 	/* Acquire pairs with the writer's release of head. */
-	u64 head = smp_load_acquire(&dq->head), tail = dq->tail, e, *ent;
+	u64 head = smp_load_acquire(&dq->head), tail = dq->tail, e;
 	struct embm_direct_sample ds;
-	unsigned int n = 0;
+	unsigned int n = 0, i;
 	int k;
 
 	for (; tail != head; tail++) {
-		ent = &dq->ent[(tail & dq->mask) * dq->words];
-		e = READ_ONCE(ent[0]);
+		i = tail & dq->mask;
+		e = READ_ONCE(dq->ent[i]);
 		k = e & EMBM_DIRECT_KIND;
 		if (e & EMBM_DIRECT_MARK) {
 			dq->rd_period[k] = e >> PAGE_SHIFT;
@@ -463,9 +478,9 @@ unsigned int embm_direct_read(struct embm_direct *dq, embm_direct_fn fn, void *a
 			.pid = dq->rd_task >> EMBM_DIRECT_PID_BITS,
 			.tid = dq->rd_task & (BIT(EMBM_DIRECT_PID_BITS) - 1),
 		};
-		if (dq->words > 1) {
-			ds.data_src = READ_ONCE(ent[1]);
-			ds.weight = READ_ONCE(ent[2]);
+		if (dq->src) {
+			ds.data_src = READ_ONCE(dq->src[i]);
+			ds.weight = READ_ONCE(dq->weight[i]);
 		}
 		fn(&ds, arg);
 		n++;

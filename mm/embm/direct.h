@@ -8,9 +8,6 @@
 
 #include <linux/types.h>
 
-/* The u64 words of an entry of a full queue: the entry, data source, weight. */
-#define EMBM_DIRECT_FULL_WORDS	3
-
 struct embm_direct;
 struct perf_event;
 struct perf_sample_data;

@@ -284,12 +284,12 @@ static int embm_cpu_buffers(struct embm_sampler *s, struct embm_cpu *c, int cpu)
 		 * samples it holds records of them (64 bytes), a second
 		 * thread faulting on the CPU while ksamplingd waits for it
 		 * filled a queue of as many.  For a PMU's (full entries of
-		 * 24 bytes), one sample for each 64 bytes of the ring (its
+		 * 20 bytes), one sample for each 64 bytes of the ring (its
 		 * records take 80), three eighths of its memory, and at
 		 * least EMBM_QUEUE_BURST: its driver's drains bring samples
 		 * in bursts, with IRQs off, which ksamplingd cannot drain
 		 * in between.  Not past a ring of EMBM_QUEUE_RING_PAGES
-		 * (128 and 96 KiB a CPU): the queue is kernel memory, not
+		 * (128 and 80 KiB a CPU): the queue is kernel memory, not
 		 * charged to the mlock limit as the ring is.
 		 */
 		u64 ring = min_t(u64, s->cfg.ring_pages, EMBM_QUEUE_RING_PAGES) * PAGE_SIZE;

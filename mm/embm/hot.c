@@ -14,8 +14,10 @@
  * takes the root once the root's key is its count, the least count of
  * all (a root whose count grew since is moved down first, with its count
  * as its key).  So a counter moves in the heap about once for each time
- * it comes to the root, not at every sample: O(log capacity) for a new
- * page, O(1) amortised for a hot one; no allocation after setup.
+ * it comes to the root, not at every sample: O(1) for a sample on a kept
+ * page, O(log capacity) amortised for a new one (one that finds every
+ * key stale re-keys them all: hot_pages at most 65,536); no allocation
+ * after setup.
  * Entries stay in their slots; the heap holds their indices.
  *
  * Not locked: one writer (ksamplingd), readers hold embm_stats.lock.
@@ -46,7 +48,7 @@ struct embm_hot {
 	unsigned int used;
 	unsigned int hash_bits;
 	struct embm_hot_entry *entry;	/* stable slots */
-	u32 *heap;			/* entry indices, min-heap on count */
+	u32 *heap;			/* entry indices, min-heap on key */
 	u32 *bucket;			/* first entry of each hash chain */
 };
 

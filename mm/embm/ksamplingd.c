@@ -33,7 +33,6 @@
 #define EMBM_WAKE_MAX_US	100000	/* ... the longest */
 #define EMBM_ADAPT_MS		200	/* how often it checks its CPU use */
 #define EMBM_ADAPT_SAMPLES	64	/* samples a round needs to measure their cost */
-#define EMBM_ADAPT_JUMP		16	/* the most the budget multiplies a period by at once */
 #define EMBM_READ_PERMILLE	10	/* of a CPU the count reads may take */
 
 /*
@@ -269,15 +268,9 @@ out_restore:
 }
 
 /*
- * Keep ksamplingd's CPU use under cfg.cpu_budget permille: multiply the
- * periods by the power of two that brings the use under the budget when
- * above (at most EMBM_ADAPT_JUMP times, and only twice until the cost of
- * a sample was measured over two rounds: the first may pay for the
- * code's first run, TCG's translation under QEMU), halve them (not below
- * the base) when under a quarter.  A jump to the power of two above the
- * use over the budget leaves the use between half the budget and the
- * budget, where it stays without halving back (no oscillation) while the
- * sample rate holds.  Inherited events change with their parents
+ * Keep ksamplingd's CPU use under cfg.cpu_budget permille: double the
+ * periods when above, halve them (not below the base) when under a
+ * quarter.  Inherited events change with their parents
  * (perf_kernel_counter_period()).  Samples carry their own period, or
  * get the one in force when they are drained: ksamplingd_set_periods()
  * drains each CPU's buffer just before it changes that CPU's events.
@@ -293,7 +286,7 @@ out_restore:
  * sample.  Reading the events' counts is not counted: it does not
  * depend on the period, and ksamplingd_read_kinds() bounds it apart.
  * The cost a sample adds to the sampled task (perf's overflow, a PEBS or
- * IBS record, a direct sample's 8 or 24 bytes) is not counted either.
+ * IBS record, a direct sample's 8 or 20 bytes) is not counted either.
  */
 static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 {
@@ -322,18 +315,12 @@ static void ksamplingd_adapt(struct embm_sampler *s, u64 *last_ns)
 		return;
 
 	if (used > budget && period < EMBM_PERIOD_MAX) {
-		u64 jump = s->nr_costs < 2 ? 2 :
-			   roundup_pow_of_two(min_t(u64, DIV_ROUND_UP(used, budget),
-						    EMBM_ADAPT_JUMP));
-
-		jump = max(jump, 2ULL);
 		snprintf(why, sizeof(why),
-			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each): x%llu",
+			 "cpu_budget: %llu > %llu permille (%llu samples/s, %llu ns each)",
 			 used, budget, div64_u64(n * NSEC_PER_SEC, elapsed),
-			 s->status.sample_cost_ns, jump);
-		ksamplingd_set_periods(s, embm_align_period(s, min(period * jump, EMBM_PERIOD_MAX)),
-				       embm_align_period(s, min(store * jump, EMBM_PERIOD_MAX)),
-				       why);
+			 s->status.sample_cost_ns);
+		ksamplingd_set_periods(s, embm_align_period(s, period * 2),
+				       embm_align_period(s, store * 2), why);
 	} else if (used < budget / 4 && period > s->base_period) {
 		snprintf(why, sizeof(why), "cpu_budget: %llu < %llu permille, a quarter of %llu",
 			 used, budget / 4, budget);

@@ -39,7 +39,7 @@
  * The events are direct (mm/embm/direct.c): embm_emu's drain calls the
  * overflow handler of each sample with IRQs off, never in NMI, and the
  * sample data holds all embm keeps (physical address, data source,
- * latency), so embm's handler queues those 24 bytes where perf would
+ * latency), so embm's handler queues those 20 bytes where perf would
  * prepare and write a record of 80: a sample costs the sampled CPU
  * and ksamplingd less.  perf's own users of the PMU get records as
  * usual.  The source "emu-ring" takes the same samples as records in

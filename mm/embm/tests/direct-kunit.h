@@ -240,8 +240,7 @@ static void embm_direct_not_in_task_test(struct kunit *test)
  * each with the physical address the PMU gave, not the page table's (the
  * virtual address here maps nothing), as one access (order 0), with its
  * data source and weight and the period; three queued before each read,
- * around the queue's end, so that entries of three words each are kept
- * apart.
+ * around the queue's end: its three arrays kept in step.
  */
 static void embm_direct_full_test(struct kunit *test)
 {
@@ -255,7 +254,7 @@ static void embm_direct_full_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, dq);
 	KUNIT_ASSERT_NOT_NULL(test, event);
-	KUNIT_EXPECT_EQ(test, sizeof(*dq) + 8 * 3 * sizeof(u64), embm_direct_bytes(dq));
+	KUNIT_EXPECT_EQ(test, sizeof(*dq) + 8 * (2 * sizeof(u64) + sizeof(u32)), embm_direct_bytes(dq));
 	event->overflow_handler_context = embm_direct_context(dq, 1);
 	for (i = 0; i < 5; i++) {
 		for (j = 0; j < 3; j++) {
