@@ -218,7 +218,6 @@ void embm_direct_set_reader(struct embm_direct *dq, struct task_struct *reader)
 	WRITE_ONCE(dq->reader, reader);
 }
 
-
 /**
  * embm_direct_free() - free a queue once its events are released
  * @dq: the queue, or NULL

@@ -254,7 +254,8 @@ static void embm_direct_full_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, dq);
 	KUNIT_ASSERT_NOT_NULL(test, event);
-	KUNIT_EXPECT_EQ(test, sizeof(*dq) + 8 * (2 * sizeof(u64) + sizeof(u32)), embm_direct_bytes(dq));
+	KUNIT_EXPECT_EQ(test, sizeof(*dq) + 8 * (2 * sizeof(u64) + sizeof(u32)),
+			embm_direct_bytes(dq));
 	event->overflow_handler_context = embm_direct_context(dq, 1);
 	for (i = 0; i < 5; i++) {
 		for (j = 0; j < 3; j++) {
