@@ -543,7 +543,7 @@ static void print_usage(FILE *f)
 		"  -p, --pid P        a running process, until Ctrl-C, --duration or its exit\n"
 		"  -c, --cgroup DIR   the tasks of a cgroup v2 directory (a command is put into it)\n"
 		"  -d, --duration S   stop after S seconds (--pid, --system, --cgroup)\n"
-		"  -S, --source NAME  auto, pebs, ibs, emu or swfault for this session\n"
+		"  -S, --source NAME  auto, pebs, ibs, emu, emu-ring or swfault for this session\n"
 		"  -P, --period N     sample period for this session (0: the source's)\n"
 		"  -i, --interval S   a line every S seconds: what the tick sampled (-j: a\n"
 		"                     JSON object a line, the final report as the last)\n"
