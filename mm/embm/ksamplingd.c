@@ -391,27 +391,6 @@ void embm_publish_status(struct embm_sampler *s)
 	spin_unlock(&s->pub_lock);
 }
 
-/**
- * embm_pid_gone() - has a process exited, all its threads?
- * @tgid: its thread-group pid, or NULL for none (then false)
- *
- * Context: any (RCU).
- * Return: true once its last thread is past exit's signal->live count.
- */
-bool embm_pid_gone(struct pid *tgid)
-{
-	struct task_struct *task;
-	bool gone;
-
-	if (!tgid)
-		return false;
-	rcu_read_lock();
-	task = pid_task(tgid, PIDTYPE_TGID);
-	gone = !task || !atomic_read(&task->signal->live);
-	rcu_read_unlock();
-	return gone;
-}
-
 /*
  * Let the queues wake ksamplingd, from its own thread: the one that frees
  * a queue when its CPU goes (a queue made later gets its reader when it is

@@ -271,6 +271,7 @@ void embm_hotplug_detach(void);
 /* threads.c */
 bool embm_task_still_allowed(struct embm_sampler *s, struct task_struct *task);
 int embm_start_tasks(struct embm_sampler *s);
+bool embm_pid_gone(struct pid *tgid);
 int embm_add_new_tasks(struct embm_sampler *s);
 int embm_rescan_tasks(struct embm_sampler *s);
 void embm_sort_tasks(struct embm_sampler *s);
@@ -288,7 +289,6 @@ void embm_read_kinds(struct embm_sampler *s);
 
 /* ksamplingd.c */
 int ksamplingd(void *data);
-bool embm_pid_gone(struct pid *tgid);
 void embm_publish_status(struct embm_sampler *s);
 
 #endif /* __MM_EMBM_SAMPLER_INTERNAL_H */

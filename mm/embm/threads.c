@@ -9,7 +9,8 @@
  * address), checks them as perf_event_open() would at start, finds those
  * made meanwhile, and says whether ksamplingd may still give a thread
  * events after the start (embm_task_still_allowed()).  Process context:
- * the starter, with the target's exec_update_lock held, or ksamplingd.
+ * the starter, with the target's exec_update_lock held, or ksamplingd;
+ * but embm_pid_gone() (has the target exited?), which any context may ask.
  */
 
 #include <linux/bsearch.h>
@@ -275,4 +276,25 @@ int embm_start_tasks(struct embm_sampler *s)
 out_put:
 	embm_put_tasks(s);
 	return err;
+}
+
+/**
+ * embm_pid_gone() - has a process exited, all its threads?
+ * @tgid: its thread-group pid, or NULL for none (then false)
+ *
+ * Context: any (RCU).
+ * Return: true once its last thread is past exit's signal->live count.
+ */
+bool embm_pid_gone(struct pid *tgid)
+{
+	struct task_struct *task;
+	bool gone;
+
+	if (!tgid)
+		return false;
+	rcu_read_lock();
+	task = pid_task(tgid, PIDTYPE_TGID);
+	gone = !task || !atomic_read(&task->signal->live);
+	rcu_read_unlock();
+	return gone;
 }
