@@ -187,38 +187,33 @@ static int embm_emu_ring_setup(const struct embm_source_args *args,
 #define EMBM_EMU_BLIND \
 	"real timing and caches: the latency and data source are a model; device DMA, page table walks and instruction fetches; samples reach perf up to a millisecond late (their time is when they were read)"
 
+/* What emu and emu-ring share: the same events, periods and meaning. */
+#define EMBM_EMU_SOURCE_COMMON						\
+	.period		= EMBM_EMU_LOAD_PERIOD,				\
+	.store_period	= EMBM_EMU_STORE_PERIOD,			\
+	.min_period	= EMBM_EMU_MIN_PERIOD,				\
+	.min_store_period = EMBM_EMU_MIN_PERIOD,			\
+	.semantics	= EMBM_EMU_SEMANTICS,				\
+	.share_mem	= true,						\
+	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC, \
+	.unit		= "accesses",					\
+	.blind		= EMBM_EMU_BLIND,				\
+	.pmu_ok		= embm_emu_src_pmu_ok
+
 static const struct embm_source embm_src_emu = {
 	.name		= "emu",
 	.rank		= 30,	/* after pebs and ibs, before page faults */
-	.period		= EMBM_EMU_LOAD_PERIOD,
-	.store_period	= EMBM_EMU_STORE_PERIOD,
-	.min_period	= EMBM_EMU_MIN_PERIOD,
-	.min_store_period = EMBM_EMU_MIN_PERIOD,
 	.setup		= embm_emu_src_setup,
-	.semantics	= EMBM_EMU_SEMANTICS,
-	.share_mem	= true,
-	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
-	.unit		= "accesses",
-	.blind		= EMBM_EMU_BLIND,
-	.pmu_ok		= embm_emu_src_pmu_ok,
 	.direct_irq	= true,
+	EMBM_EMU_SOURCE_COMMON,
 };
 
 static const struct embm_source embm_src_emu_ring = {
 	.name		= "emu-ring",
 	.rank		= 31,	/* after emu: the same samples, the slower way */
 	.forced_only	= true,	/* auto takes emu, or fails both alike */
-	.period		= EMBM_EMU_LOAD_PERIOD,
-	.store_period	= EMBM_EMU_STORE_PERIOD,
-	.min_period	= EMBM_EMU_MIN_PERIOD,
-	.min_store_period = EMBM_EMU_MIN_PERIOD,
 	.setup		= embm_emu_ring_setup,
-	.semantics	= EMBM_EMU_SEMANTICS,
-	.share_mem	= true,
-	.fields		= EMBM_FIELD_OP | EMBM_FIELD_LATENCY | EMBM_FIELD_DATA_SRC,
-	.unit		= "accesses",
-	.blind		= EMBM_EMU_BLIND,
-	.pmu_ok		= embm_emu_src_pmu_ok,
+	EMBM_EMU_SOURCE_COMMON,
 };
 
 /*

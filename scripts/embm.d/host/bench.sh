@@ -5,6 +5,17 @@
 # what the plugin costs a workload and embm against perf record on its
 # emulated PMU (embm_emu) in a guest booted with it.  Sourced, not run.
 
+# An awk function, put in front of the programs that take medians:
+# median(list), of the numbers in a space-separated list.
+BENCH_AWK_MEDIAN='
+function median(list,    n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}'
+
 bench_usage() {
 	cat <<'TXT'
 usage: scripts/embm bench [--rounds N] [--size SIZE] [--node N]
@@ -257,14 +268,7 @@ bench_run() {
 bench_emu_plot() {
 	local out=$1 m
 	for m in embm ring perf; do
-		awk -v m="$m" '
-		function median(list,    n, a, i, j, t) {
-			n = split(list, a, " ")
-			for (i = 1; i <= n; i++)
-				for (j = i + 1; j <= n; j++)
-					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+		awk -v m="$m" "$BENCH_AWK_MEDIAN"'
 		$1 == "emubench" { t[$2, $3, $4] = $5; if ($2 == m) p[$3] = 1 }
 		END {
 			for (k in p) {
@@ -676,14 +680,7 @@ bench_emu_table() {
 # each period, and the workload alone at 0), and the sampler's CPU a run
 # against its samples (every run), fitted by least squares.
 bench_fits() {
-	awk '
-	function median(list,    n, a, i, j, t) {
-		n = split(list, a, " ")
-		for (i = 1; i <= n; i++)
-			for (j = i + 1; j <= n; j++)
-				if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk "$BENCH_AWK_MEDIAN"'
 	# Least squares of y on x over n points; sets slope and icept.
 	function fit(n, x, y,    i, sx, sy, sxx, sxy, d) {
 		for (i = 1; i <= n; i++) {
