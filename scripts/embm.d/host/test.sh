@@ -262,9 +262,16 @@ t_guest_results() {
 	if [ "$want_kunit" = 1 ] && [ "$n" = 0 ]; then
 		t_report fail "$what: no KUnit test case ran"
 	fi
+	# A failed case's own lines (kselftest's "# ..." since the case
+	# before it, the last 40) follow its report: the log stays in
+	# build/test-logs, CI shows what it printed.
+	local ctx=()
 	while IFS= read -r line; do
 		case $line in
-		"### embm-test "*) prog=${line#\#\#\# embm-test } ;;
+		"#"*) ctx+=("$line"); [ ${#ctx[@]} -le 40 ] || ctx=("${ctx[@]:1}") ;;
+		esac
+		case $line in
+		"### embm-test "*) prog=${line#\#\#\# embm-test }; ctx=() ;;
 		"### embm-test-exit "*)
 			set -- $line
 			[ "$4" = 0 ] || [ "$4" = 4 ] || t_report fail "$3: exited $4"
@@ -273,9 +280,14 @@ t_guest_results() {
 		"### embm-kmemleak bad "*) t_report fail "$what: kmemleak found ${line##* } suspected leaks" ;;
 		"### embm-dmesg bad") t_report fail "$what: kernel log has warnings/oopses" ;;
 		"### embm-dmesg clean") t_report ok "$what: kernel log clean" ;;
-		"ok "*"# SKIP"*) [ -n "$prog" ] && t_report skip "$prog: ${line#ok [0-9]* }" ;;
-		"ok "*) [ -n "$prog" ] && t_report ok "$prog: ${line#ok [0-9]* }" ;;
-		"not ok "*) [ -n "$prog" ] && t_report fail "$prog: ${line#not ok [0-9]* }" ;;
+		"ok "*"# SKIP"*) [ -n "$prog" ] && t_report skip "$prog: ${line#ok [0-9]* }"; ctx=() ;;
+		"ok "*) [ -n "$prog" ] && t_report ok "$prog: ${line#ok [0-9]* }"; ctx=() ;;
+		"not ok "*)
+			if [ -n "$prog" ]; then
+				t_report fail "$prog: ${line#not ok [0-9]* }"
+				[ ${#ctx[@]} = 0 ] || printf '    | %s\n' "${ctx[@]}"
+			fi
+			ctx=() ;;
 		esac
 	done <"$logf"
 	grep -q '^### embm-test-exit ' "$logf" || t_report fail "$what: no selftest reported"
