@@ -280,12 +280,13 @@ static int file_on_node(int node)
 	return on;
 }
 
-/* |@got - @want| within SPLIT_PP or four standard errors of @n samples. */
-static bool split_ok(double got, double want, unsigned long long n, double *bound)
+/*
+ * |@got - @want| within SPLIT_PP or four standard errors of @n samples,
+ * times the session's emu_weight_factor() @f (their weights).
+ */
+static bool split_ok(double got, double want, unsigned long long n, double f, double *bound)
 {
-	double p = want / 100;
-
-	*bound = fmax(SPLIT_PP, n ? 400 * sqrt(p * (1 - p) / n) : 100);
+	*bound = fmax(SPLIT_PP, 4 * f * emu_share_se(want, n));
 	return fabs(got - want) <= *bound;
 }
 
@@ -305,7 +306,7 @@ TEST_F_TIMEOUT(answers, user_kernel_split, 300)
 	unsigned long long total, kern = 0, est = 0, est_kern = 0, samples = 0;
 	struct emu_snapshot snap = { 0 };
 	int node = node_of_kind(self, EMBM_EMU_KIND_CXL), on, nr;
-	double got, want, bound;
+	double got, want, bound, f;
 	char line[64];
 	struct truth t;
 	pid_t pid;
@@ -330,6 +331,8 @@ TEST_F_TIMEOUT(answers, user_kernel_split, 300)
 	ASSERT_GT(nr, 0);
 	total = t.all[0] + t.all[1];
 	ASSERT_GT(total, 0);
+	f = emu_weight_factor();
+	ksft_print_msg("weight factor %.2f: embm's node intervals against equal samples'\n", f);
 	for (int i = 0; i < nr; i++) {
 		const struct embm_node *r = &rows[i];
 		unsigned long long acc = t.cpl[r->node][0] + t.cpl[r->node][1];
@@ -338,7 +341,7 @@ TEST_F_TIMEOUT(answers, user_kernel_split, 300)
 			continue;
 		got = 100.0 * r->kernel_accesses / r->accesses;
 		want = 100.0 * t.cpl[r->node][1] / acc;
-		EXPECT_TRUE(split_ok(got, want, r->samples, &bound));
+		EXPECT_TRUE(split_ok(got, want, r->samples, f, &bound));
 		ksft_print_msg("node %d %s: kernel %.2f%% of %llu samples (%llu user, %llu %s)\n",
 			       r->node, r->tier, got, r->samples, r->user_samples,
 			       r->kernel_samples, "kernel");
@@ -354,7 +357,7 @@ TEST_F_TIMEOUT(answers, user_kernel_split, 300)
 	}
 	got = 100.0 * est_kern / est;
 	want = 100.0 * kern / total;
-	EXPECT_TRUE(split_ok(got, want, samples, &bound));
+	EXPECT_TRUE(split_ok(got, want, samples, f, &bound));
 	ksft_print_msg("all nodes: kernel %.2f%% of %llu samples; oracle %.2f%% (bound %.2f pp)\n",
 		       got, samples, want, bound);
 }
@@ -483,7 +486,7 @@ TEST_F_TIMEOUT(answers, per_task, 300)
 	struct emu_snapshot snap = { 0 };
 	struct embm_tasks_table t;
 	struct truth truth[2];
-	double bound, got, want, tot[2] = { 0 };
+	double bound, got, want, f, tot[2] = { 0 };
 	char old[32], mix[2][64];
 	pid_t pid[2];
 
@@ -507,6 +510,8 @@ TEST_F_TIMEOUT(answers, per_task, 300)
 	emu_snapshot_free(&snap);
 	ASSERT_EQ(0, embm_proc_read_tasks(EMBM_PROC_DIR, &t, 1 << 16));
 	ASSERT_GT(t.nr_rows, 0);
+	f = emu_weight_factor();
+	ksft_print_msg("weight factor %.2f: embm's node intervals against equal samples'\n", f);
 	for (p = 0; p < 2; p++) {
 		unsigned long long all = truth[p].all[0] + truth[p].all[1], est = 0;
 
@@ -524,7 +529,7 @@ TEST_F_TIMEOUT(answers, per_task, 300)
 				continue;
 			got = 100.0 * acc[p][c] / est;
 			want = 100.0 * (truth[p].acc[n][0] + truth[p].acc[n][1]) / all;
-			EXPECT_TRUE(split_ok(got, want, samples[p], &bound));
+			EXPECT_TRUE(split_ok(got, want, samples[p], f, &bound));
 			ksft_print_msg("process %d node %d: %.2f%% of its %llu samples' %s\n",
 				       pid[p], n, got, samples[p], "accesses");
 			ksft_print_msg("  oracle %.2f%% (bound %.2f pp)\n", want, bound);
@@ -533,7 +538,7 @@ TEST_F_TIMEOUT(answers, per_task, 300)
 	got = 100.0 * tot[0] / (tot[0] + tot[1]);
 	want = 100.0 * (truth[0].all[0] + truth[0].all[1]) /
 	       (truth[0].all[0] + truth[0].all[1] + truth[1].all[0] + truth[1].all[1]);
-	EXPECT_TRUE(split_ok(got, want, samples[0] + samples[1], &bound));
+	EXPECT_TRUE(split_ok(got, want, samples[0] + samples[1], f, &bound));
 	ksft_print_msg("process %d: %.2f%% of the two's accesses; oracle %.2f%% (bound %.2f pp)\n",
 		       pid[0], got, want, bound);
 	embm_proc_free_tasks(&t);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the tests on QEMU's embm-emu plugin share (embm_emu_util.h). */
+#include <math.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,6 +69,30 @@ long long emu_driver_stat(const char *name)
 		buf[0] = 0;
 	pclose(f);
 	return buf[0] ? atoll(buf) : -1;
+}
+
+double emu_share_se(double p, unsigned long long n)
+{
+	return n ? 100.0 * sqrt(p / 100 * (1 - p / 100) / n) : 100;
+}
+
+double emu_weight_factor(void)
+{
+	static struct embm_node rows[EMBM_MAX_NODES];
+	unsigned long long samples = 0;
+	double f = 1;
+	int nr, i;
+
+	nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
+	for (i = 0; i < nr; i++)
+		samples += rows[i].samples;
+	for (i = 0; i < nr; i++) {
+		double se = emu_share_se(rows[i].share, samples);
+
+		if (rows[i].share >= 1 && rows[i].share <= 99 && se > 0)
+			f = fmax(f, (rows[i].share_hi - rows[i].share_lo) / 2 / 1.96 / se);
+	}
+	return fmin(f, 2);
 }
 
 /* Start @t: nothing counted, each node's kind from the oracle's ranges. */

@@ -34,6 +34,19 @@ int emu_bench_pids(const char *path, pid_t *pids, int max);
 /* A counter of the embm_emu driver's (its device's embm_emu_stats/NAME), or -1. */
 long long emu_driver_stat(const char *name);
 
+/* The standard error (pp) of a share @p (percent) of @n equal samples. */
+double emu_share_se(double p, unsigned long long n);
+
+/*
+ * How much wider the last session's node shares are than equal samples'
+ * (emu_share_se() of all its samples), by embm's own 95% intervals in
+ * /proc/embm/nodes: the most of any node with a share from 1% to 99%,
+ * from 1 to 2.  Samples that weigh differently (periods the CPU budget
+ * doubled while the run went on; stores with their own period) are fewer
+ * draws' worth than their number.
+ */
+double emu_weight_factor(void);
+
 /*
  * The oracle's counts of the tasks @pids (their address-space keys, as
  * the driver tags them) into @t.  Return: how many of them it has.
