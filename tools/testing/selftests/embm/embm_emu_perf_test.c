@@ -47,6 +47,7 @@ struct acc {
 	double n[EMBM_MAX_NODES][2];
 	double all[2];
 	unsigned long long samples;
+	double eff;	/* what the samples are worth as equal draws */
 };
 
 /* The node of physical address @pa by the device's ranges, or -1. */
@@ -112,6 +113,7 @@ static double share(const struct acc *a, int node)
 static int perf_acc(const struct emu_snapshot *s, struct acc *a)
 {
 	char line[512];
+	double w2 = 0;
 	FILE *f;
 
 	memset(a, 0, sizeof(*a));
@@ -139,8 +141,11 @@ static int perf_acc(const struct emu_snapshot *s, struct acc *a)
 		if (node >= 0)
 			a->n[node][o] += o ? ST_PERIOD : LD_PERIOD;
 		a->all[o] += o ? ST_PERIOD : LD_PERIOD;
+		w2 += (o ? ST_PERIOD : LD_PERIOD) * (double)(o ? ST_PERIOD : LD_PERIOD);
 	}
 	fclose(f);
+	/* Kish's effective number: (sum of weights)^2 / sum of their squares. */
+	a->eff = w2 > 0 ? (a->all[0] + a->all[1]) * (a->all[0] + a->all[1]) / w2 : 0;
 	return 0;
 }
 
@@ -149,6 +154,7 @@ static int embm_acc(struct acc *a)
 {
 	static struct embm_node rows[EMBM_MAX_NODES];
 	int nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
+	double f;
 
 	memset(a, 0, sizeof(*a));
 	for (int i = 0; i < nr; i++) {
@@ -159,15 +165,19 @@ static int embm_acc(struct acc *a)
 		a->all[0] += rows[i].accesses;
 		a->samples += rows[i].samples;
 	}
+	/* The samples' weights, by embm's own intervals (emu_weight_factor()). */
+	f = emu_weight_factor();
+	a->eff = a->samples / (f * f);
 	return nr;
 }
 
 /*
- * The bound two share estimates of @n1 and @n2 samples are held to: one
- * percentage point, or four standard errors of their difference where the
- * samples cannot support a point (as embm_emu_test's share_bound()).
+ * The bound two share estimates worth @n1 and @n2 equal samples (struct
+ * acc's eff; 0: exact) are held to: one percentage point, or four
+ * standard errors of their difference where the samples cannot support a
+ * point (as embm_emu_test's share_bound()).
  */
-static double bound(double p, unsigned long long n1, unsigned long long n2)
+static double bound(double p, double n1, double n2)
 {
 	double v = p / 100 * (1 - p / 100), var = 0;
 
@@ -413,8 +423,8 @@ TEST_F_TIMEOUT(perf, record_beside_embm, 150)
 	ASSERT_EQ(0, perf_acc(&b, &pf));
 	emu_snapshot_free(&a);
 	emu_snapshot_free(&b);
-	ksft_print_msg("samples: embm %llu, perf %llu; oracle %.0f loads, %.0f stores\n",
-		       em.samples, pf.samples, t.all[0], t.all[1]);
+	ksft_print_msg("samples: embm %llu (worth %.0f equal), perf %llu (worth %.0f); oracle %.0f loads, %.0f stores\n",
+		       em.samples, em.eff, pf.samples, pf.eff, t.all[0], t.all[1]);
 	ASSERT_GE(em.samples, 1000);
 	ASSERT_GE(pf.samples, 1000);
 	ksft_print_msg("  node  embm%%  perf%% oracle%%  (bounds: embm-perf, each-oracle)\n");
@@ -423,11 +433,10 @@ TEST_F_TIMEOUT(perf, record_beside_embm, 150)
 		double e = share(&em, node), p = share(&pf, node), o = share(&t, node);
 
 		ksft_print_msg("  %4d %6.2f %6.2f %6.2f  (%4.2f, %4.2f %4.2f)\n", node, e, p, o,
-			       bound(p, em.samples, pf.samples), bound(o, em.samples, 0),
-			       bound(o, pf.samples, 0));
-		EXPECT_LE(fabs(e - p), bound(p, em.samples, pf.samples));
-		EXPECT_LE(fabs(e - o), bound(o, em.samples, 0));
-		EXPECT_LE(fabs(p - o), bound(o, pf.samples, 0));
+			       bound(p, em.eff, pf.eff), bound(o, em.eff, 0), bound(o, pf.eff, 0));
+		EXPECT_LE(fabs(e - p), bound(p, em.eff, pf.eff));
+		EXPECT_LE(fabs(e - o), bound(o, em.eff, 0));
+		EXPECT_LE(fabs(p - o), bound(o, pf.eff, 0));
 	}
 }
 
