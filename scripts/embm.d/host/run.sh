@@ -56,7 +56,7 @@ CMD runs under /bin/sh in the guest, in /, with /embm/bin on PATH; the
 default prints the topology.  The exit status is CMD's; 124 when the guest
 was killed after the timeout; 125 when it died without reporting one;
 126 when it did not reach its init within --boot-wait (a hang while the
-kernel boots) or QEMU died of a signal before it did.
+kernel boots) or QEMU failed one of its assertions before it did.
 TXT
 }
 
@@ -302,11 +302,14 @@ run_guest() {
 		elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 			log "guest did not finish within $timeout s: killed (see --timeout)"
 			rc=124
-		elif [ "$rc" -ge 128 ] && ! grep -q '^EMBM-INIT$' "$logf"; then
-			# QEMU itself died of a signal before the guest's init
-			# (seen once: QEMU 10.0.2's iotlb_to_section assertion,
-			# SIGABRT, during PCI probing): a boot failure, as a hang.
-			log "QEMU died (status $rc) before the guest reached its init"
+		elif [ "$rc" = 134 ] && ! grep -q '^EMBM-INIT$' "$logf" &&
+		     grep -q 'Assertion .* failed' "$logf"; then
+			# One of QEMU's own assertions (SIGABRT) before the
+			# guest's init (seen once: QEMU 10.0.2's iotlb_to_section,
+			# during PCI probing): a boot failure, as a hang.  Any
+			# other crash (the embm-emu plugin's, say) is not.
+			log "QEMU failed an assertion before the guest reached its init:" \
+			    "$(grep -m 1 'Assertion .* failed' "$logf" | cut -c1-160)"
 			rc=126
 		elif grep -q '^EMBM-EXIT [0-9]*$' "$logf"; then
 			rc=$(sed -n 's/^EMBM-EXIT \([0-9]*\)$/\1/p' "$logf" | tail -n 1)

@@ -332,7 +332,6 @@ TEST_F_TIMEOUT(answers, user_kernel_split, 300)
 	total = t.all[0] + t.all[1];
 	ASSERT_GT(total, 0);
 	f = emu_weight_factor();
-	ksft_print_msg("weight factor %.2f: embm's node intervals against equal samples'\n", f);
 	for (int i = 0; i < nr; i++) {
 		const struct embm_node *r = &rows[i];
 		unsigned long long acc = t.cpl[r->node][0] + t.cpl[r->node][1];
@@ -511,7 +510,6 @@ TEST_F_TIMEOUT(answers, per_task, 300)
 	ASSERT_EQ(0, embm_proc_read_tasks(EMBM_PROC_DIR, &t, 1 << 16));
 	ASSERT_GT(t.nr_rows, 0);
 	f = emu_weight_factor();
-	ksft_print_msg("weight factor %.2f: embm's node intervals against equal samples'\n", f);
 	for (p = 0; p < 2; p++) {
 		unsigned long long all = truth[p].all[0] + truth[p].all[1], est = 0;
 

@@ -88,7 +88,7 @@ static int oracle_of(const struct emu_snapshot *s, const pid_t *pids, int n, boo
 	return found;
 }
 
-/* @b -= @a. */
+/* @b -= @a: the counts (samples and eff are left, as the oracle has none). */
 static void acc_sub(struct acc *b, const struct acc *a)
 {
 	for (int n = 0; n < EMBM_MAX_NODES; n++)
@@ -181,9 +181,9 @@ static double bound(double p, double n1, double n2)
 {
 	double v = p / 100 * (1 - p / 100), var = 0;
 
-	if (n1)
+	if (n1 > 0)
 		var += v / n1;
-	if (n2)
+	if (n2 > 0)
 		var += v / n2;
 	return fmax(SHARE_PP, 4 * 100 * sqrt(var));
 }

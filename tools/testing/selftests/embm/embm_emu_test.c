@@ -70,32 +70,28 @@ static pid_t spawn(const char *cg, const char *fmt, ...)
  * point, or four standard errors where that is wider: with a few thousand
  * samples the sampling error alone passes a point (0.9 pp at p = 50%,
  * n = 3000), and a test that fails on chance says nothing.  The standard
- * error is the larger of a share @p (percent) of @n equal samples and
- * embm's own, its 95% interval's half width @hw over 1.96.  Samples that
- * weigh differently (the CPU budget doubles the period while a run goes
- * on; stores have their own period) are fewer draws' worth than @n: in 11
- * runs of seq-read the errors spread 1.2 times the equal samples' standard
- * error.  embm's interval is held to the oracle by embm_emu_answers_test's
- * interval_coverage, and to at most twice the equal samples' width by
- * compare_shares(): it widens the bound no further than weights can.
- * Every comparison prints which bound held it, so a run shows where the
- * 1 pp goal is not met yet.
+ * error is that of a share @p (percent, the oracle's) of @n equal samples
+ * times @f, the session's emu_weight_factor(): samples that weigh
+ * differently (the CPU budget doubles the period while a run goes on;
+ * stores have their own period) are fewer draws' worth than @n.  Every
+ * comparison prints which bound held it, so a run shows where the 1 pp
+ * goal is not met yet.
  */
-static double share_bound(double p, unsigned long long n, double hw)
+static double share_bound(double p, unsigned long long n, double f)
 {
-	return fmax(SHARE_PP, 4 * fmax(emu_share_se(p, n), hw / 1.96));
+	return fmax(SHARE_PP, 4 * f * emu_share_se(p, n));
 }
 
 static int over_1pp;	/* comparisons within their bound but past 1 pp */
 
 /* |@got - @want| within share_bound(); counts those past 1 pp. */
-static bool share_ok(double got, double want, unsigned long long n, double hw)
+static bool share_ok(double got, double want, unsigned long long n, double f)
 {
 	double d = fabs(got - want);
 
 	if (d > SHARE_PP)
 		over_1pp++;
-	return d <= share_bound(want, n, hw);
+	return d <= share_bound(want, n, f);
 }
 
 /*
@@ -114,7 +110,7 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 	static struct embm_node rows[EMBM_MAX_NODES];
 	unsigned long long sum_ld = 0, sum_st = 0, samples = 0, est;
 	unsigned long long total = t->all[0] + t->all[1];
-	double worst = 0;
+	double worst = 0, f;
 	int nr, i;
 
 	nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
@@ -130,6 +126,7 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 	over_1pp = 0;
 	ksft_print_msg("%s: %llu samples (%llu ld, %llu st); oracle %llu ld, %llu st\n",
 		       what, samples, sum_ld, sum_st, t->all[0], t->all[1]);
+	f = emu_weight_factor();
 	ksft_print_msg("  node tier  embm%% [its 95%%]      oracle%% (bound)  ld%% oracle%%  st%% oracle%%\n");
 	for (i = 0; i < nr; i++) {
 		int n = rows[i].node;
@@ -138,16 +135,12 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 		double st = sum_st ? 100.0 * rows[i].stores / sum_st : 0;
 		double tld = t->all[0] ? 100.0 * t->acc[n][0] / t->all[0] : 0;
 		double tst = t->all[1] ? 100.0 * t->acc[n][1] / t->all[1] : 0;
-		double hw = (rows[i].share_hi - rows[i].share_lo) / 2;
 
 		ksft_print_msg("  %4d %-5s %6.2f [%5.2f-%5.2f] %6.2f (%4.2f)  %6.2f %6.2f  %6.2f %6.2f\n",
 			       n, rows[i].tier, rows[i].share, rows[i].share_lo, rows[i].share_hi,
-			       truth, share_bound(truth, samples, hw), ld, tld, st, tst);
+			       truth, share_bound(truth, samples, f), ld, tld, st, tst);
 		worst = fmax(worst, fabs(rows[i].share - truth));
-		EXPECT_TRUE(share_ok(rows[i].share, truth, samples, hw));
-		/* embm's interval widens the bound only as far as weights can. */
-		if (rows[i].share >= 1 && rows[i].share <= 99)
-			EXPECT_LE(hw, 2 * 1.96 * emu_share_se(rows[i].share, samples));
+		EXPECT_TRUE(share_ok(rows[i].share, truth, samples, f));
 		if (t->kind[n] >= 0)
 			EXPECT_STREQ(kind_tier(t->kind[n]), rows[i].tier);
 	}

@@ -84,6 +84,10 @@ double emu_weight_factor(void)
 	int nr, i;
 
 	nr = embm_proc_read_nodes(EMBM_PROC_DIR, rows, EMBM_MAX_NODES);
+	if (nr <= 0) {
+		ksft_print_msg("weight factor: no %s/nodes to read; 1\n", EMBM_PROC_DIR);
+		return 1;
+	}
 	for (i = 0; i < nr; i++)
 		samples += rows[i].samples;
 	for (i = 0; i < nr; i++) {
@@ -92,6 +96,8 @@ double emu_weight_factor(void)
 		if (rows[i].share >= 1 && rows[i].share <= 99 && se > 0)
 			f = fmax(f, (rows[i].share_hi - rows[i].share_lo) / 2 / 1.96 / se);
 	}
+	ksft_print_msg("weight factor %.2f%s: embm's node intervals against equal samples'\n",
+		       fmin(f, 2), f > 2 ? " (limited to 2)" : "");
 	return fmin(f, 2);
 }
 

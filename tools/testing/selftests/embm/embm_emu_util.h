@@ -41,9 +41,13 @@ double emu_share_se(double p, unsigned long long n);
  * How much wider the last session's node shares are than equal samples'
  * (emu_share_se() of all its samples), by embm's own 95% intervals in
  * /proc/embm/nodes: the most of any node with a share from 1% to 99%,
- * from 1 to 2.  Samples that weigh differently (periods the CPU budget
- * doubled while the run went on; stores with their own period) are fewer
- * draws' worth than their number.
+ * from 1 to at most 2 (a chosen limit: the periods moved 4 to 8 fold in
+ * the runs here, and embm's intervals were 1.0 to 1.4 times as wide), so
+ * that embm cannot loosen its own tests further.  Samples that weigh
+ * differently (periods the CPU budget doubled while the run went on;
+ * stores with their own period) are fewer draws' worth than their number.
+ * Prints the factor, and says when it was limited or could not be read
+ * (then 1, the strictest).
  */
 double emu_weight_factor(void);
 
