@@ -263,15 +263,23 @@ t_guest_results() {
 		t_report fail "$what: no KUnit test case ran"
 	fi
 	# A failed case's own lines (kselftest's "# ..." since the case
-	# before it, the last 40) follow its report: the log stays in
-	# build/test-logs, CI shows what it printed.
-	local ctx=()
+	# before it, the last 40, and up to 10 older ones naming a source
+	# line, as the harness's "file.c:N:Expected ...") follow its report:
+	# the log stays in build/test-logs, CI shows what it printed.
+	local ctx=() old=()
 	while IFS= read -r line; do
 		case $line in
-		"#"*) ctx+=("$line"); [ ${#ctx[@]} -le 40 ] || ctx=("${ctx[@]:1}") ;;
+		"#"*)
+			ctx+=("$line")
+			if [ ${#ctx[@]} -gt 40 ]; then
+				case ${ctx[0]} in
+				*.c:[0-9]*) [ ${#old[@]} -ge 10 ] || old+=("${ctx[0]}") ;;
+				esac
+				ctx=("${ctx[@]:1}")
+			fi ;;
 		esac
 		case $line in
-		"### embm-test "*) prog=${line#\#\#\# embm-test }; ctx=() ;;
+		"### embm-test "*) prog=${line#\#\#\# embm-test }; ctx=(); old=() ;;
 		"### embm-test-exit "*)
 			set -- $line
 			[ "$4" = 0 ] || [ "$4" = 4 ] || t_report fail "$3: exited $4"
@@ -280,14 +288,15 @@ t_guest_results() {
 		"### embm-kmemleak bad "*) t_report fail "$what: kmemleak found ${line##* } suspected leaks" ;;
 		"### embm-dmesg bad") t_report fail "$what: kernel log has warnings/oopses" ;;
 		"### embm-dmesg clean") t_report ok "$what: kernel log clean" ;;
-		"ok "*"# SKIP"*) [ -n "$prog" ] && t_report skip "$prog: ${line#ok [0-9]* }"; ctx=() ;;
-		"ok "*) [ -n "$prog" ] && t_report ok "$prog: ${line#ok [0-9]* }"; ctx=() ;;
+		"ok "*"# SKIP"*) [ -n "$prog" ] && t_report skip "$prog: ${line#ok [0-9]* }"; ctx=(); old=() ;;
+		"ok "*) [ -n "$prog" ] && t_report ok "$prog: ${line#ok [0-9]* }"; ctx=(); old=() ;;
 		"not ok "*)
 			if [ -n "$prog" ]; then
 				t_report fail "$prog: ${line#not ok [0-9]* }"
+				[ ${#old[@]} = 0 ] || printf '    | %s\n' "${old[@]}" "[...]"
 				[ ${#ctx[@]} = 0 ] || printf '    | %s\n' "${ctx[@]}"
 			fi
-			ctx=() ;;
+			ctx=(); old=() ;;
 		esac
 	done <"$logf"
 	grep -q '^### embm-test-exit ' "$logf" || t_report fail "$what: no selftest reported"
