@@ -127,7 +127,8 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 	ksft_print_msg("%s: %llu samples (%llu ld, %llu st); oracle %llu ld, %llu st\n",
 		       what, samples, sum_ld, sum_st, t->all[0], t->all[1]);
 	f = emu_weight_factor();
-	ksft_print_msg("  node tier  embm%% [its 95%%]      oracle%% (bound)  ld%% oracle%%  st%% oracle%%\n");
+	ksft_print_msg("  node tier  embm%% [its 95%%]      oracle%% (bound)  %s\n",
+		       "ld% oracle%  st% oracle%");
 	for (i = 0; i < nr; i++) {
 		int n = rows[i].node;
 		double truth = 100.0 * (t->acc[n][0] + t->acc[n][1]) / total;
@@ -135,10 +136,13 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 		double st = sum_st ? 100.0 * rows[i].stores / sum_st : 0;
 		double tld = t->all[0] ? 100.0 * t->acc[n][0] / t->all[0] : 0;
 		double tst = t->all[1] ? 100.0 * t->acc[n][1] / t->all[1] : 0;
+		char got[32];
 
-		ksft_print_msg("  %4d %-5s %6.2f [%5.2f-%5.2f] %6.2f (%4.2f)  %6.2f %6.2f  %6.2f %6.2f\n",
-			       n, rows[i].tier, rows[i].share, rows[i].share_lo, rows[i].share_hi,
-			       truth, share_bound(truth, samples, f), ld, tld, st, tst);
+		snprintf(got, sizeof(got), "%6.2f [%5.2f-%5.2f]", rows[i].share,
+			 rows[i].share_lo, rows[i].share_hi);
+		ksft_print_msg("  %4d %-5s %s %6.2f (%4.2f)  %6.2f %6.2f  %6.2f %6.2f\n",
+			       n, rows[i].tier, got, truth, share_bound(truth, samples, f),
+			       ld, tld, st, tst);
 		worst = fmax(worst, fabs(rows[i].share - truth));
 		EXPECT_TRUE(share_ok(rows[i].share, truth, samples, f));
 		if (t->kind[n] >= 0)
@@ -147,10 +151,11 @@ static double compare_shares(struct __test_metadata *_metadata, const struct tru
 	ksft_print_msg("%s: worst share %.2f pp; %d past 1 pp, within 4 standard errors\n",
 		       what, worst, over_1pp);
 	/* What a failure would be read with: the periods it ran at, what it lost. */
-	ksft_print_msg("%s: period %lld (from %lld, at most %lld, %lld changes); lost %lld samples, %lld events\n",
+	ksft_print_msg("%s: period %lld (from %lld, at most %lld, %lld changes)\n",
 		       what, embm_status_ll("period"), embm_status_ll("period_start"),
-		       embm_status_ll("period_max"), embm_status_ll("period_changes"),
-		       embm_status_ll("lost"), embm_status_ll("lost_events"));
+		       embm_status_ll("period_max"), embm_status_ll("period_changes"));
+	ksft_print_msg("%s: lost %lld samples, %lld events\n",
+		       what, embm_status_ll("lost"), embm_status_ll("lost_events"));
 	/*
 	 * Shares are ratios: losing samples evenly would keep them.  The sum
 	 * of the estimates (samples x period) must be the oracle's total, to
