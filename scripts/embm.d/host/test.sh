@@ -322,11 +322,12 @@ t_boot() {
 	run_guest 0 --kernel "$kernel" --timeout 1200 --log "$logf" "${opts[@]}" \
 		--append "loglevel=7 kunit.enable=$want_kunit" -- "$@" >/dev/null 2>"$logf.err"
 	rc=$?
-	# A hang while the kernel boots, or a QEMU assertion, before any
-	# test (run.sh's 126): said, and booted once more.  A second fails.
+	# A hang while the kernel boots, a QEMU assertion before any test,
+	# or a vCPU whose timer never fires (run.sh's 126): said, and booted
+	# once more.  A second one fails.
 	if [ $rc = 126 ]; then
-		echo "note: $name: the guest did not reach its init ($(tail -n 1 "$logf.err" |
-			cut -c1-100); last console line: $(grep -v '^$' "$logf" |
+		echo "note: $name: QEMU failed the guest ($(tail -n 1 "$logf.err" |
+			cut -c1-200); last console line: $(grep -v '^$' "$logf" |
 			tail -n 1 | cut -c1-100)); booting it again"
 		cp "$logf" "$logf.hung"
 		run_guest 0 --kernel "$kernel" --timeout 1200 --log "$logf" "${opts[@]}" \
