@@ -323,13 +323,15 @@ t_boot() {
 		--append "loglevel=7 kunit.enable=$want_kunit" -- "$@" >/dev/null 2>"$logf.err"
 	rc=$?
 	# A hang while the kernel boots, a QEMU assertion before any test,
-	# or a vCPU whose timer never fires (run.sh's 126): said, and booted
-	# once more.  A second one fails.
+	# or a suspected TCG timer-delivery fault (run.sh's 126): said, and
+	# booted once more.  A second one fails.  The first boot's log and
+	# QEMU's messages stay beside the second's (.hung, .err.hung).
 	if [ $rc = 126 ]; then
-		echo "note: $name: QEMU failed the guest ($(tail -n 1 "$logf.err" |
+		echo "note: $name: the guest failed outside its tests ($(tail -n 1 "$logf.err" |
 			cut -c1-200); last console line: $(grep -v '^$' "$logf" |
 			tail -n 1 | cut -c1-100)); booting it again"
 		cp "$logf" "$logf.hung"
+		cp "$logf.err" "$logf.err.hung"
 		run_guest 0 --kernel "$kernel" --timeout 1200 --log "$logf" "${opts[@]}" \
 			--append "loglevel=7 kunit.enable=$want_kunit" -- "$@" >/dev/null 2>"$logf.err"
 		rc=$?
